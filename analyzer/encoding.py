@@ -1,0 +1,175 @@
+"""Turn fetched bytes into text: BOM, then HTTP header, then <meta>, then detection.
+
+Decoding never raises: undecodable bytes become U+FFFD. In text handed over as str, lone
+surrogates (which lxml cannot take) and NUL become U+FFFD too, so the parser never rejects
+a page for them and no text is silently dropped.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+
+import charset_normalizer
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),  # before UTF-16 LE: it starts with the same bytes
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+# WHATWG Encoding Standard labels that differ from Python's codec of the same name:
+# browsers decode these as the superset, and so must we to see the same text.
+_WHATWG = {
+    "ascii": "cp1252",
+    "us-ascii": "cp1252",
+    "latin1": "cp1252",
+    "latin-1": "cp1252",
+    "iso-8859-1": "cp1252",
+    "iso8859-1": "cp1252",
+    "l1": "cp1252",
+    "iso-8859-9": "cp1254",
+    "latin5": "cp1254",
+    "iso-8859-11": "cp874",
+    "tis-620": "cp874",
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "euc-kr": "cp949",
+    "ks_c_5601-1987": "cp949",
+    "x-sjis": "shift_jis",
+    "windows-31j": "cp932",
+    "x-mac-roman": "mac-roman",
+    "unicode-1-1-utf-8": "utf-8",
+    "utf8": "utf-8",
+}
+# How far into the page <meta charset> is looked for: the HTML standard prescans 1,024
+# bytes, but many real pages put a long <head> before it.
+_META_SCAN = 8192
+_META = re.compile(
+    rb"""<meta[^>]+?charset\s*=\s*["']?\s*([a-zA-Z0-9_.:\-]+)"""
+    rb"""|<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.:\-]+)""",
+    re.IGNORECASE,
+)
+_MIN_DETECT_BYTES = 32
+_HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_.:\-]+)""", re.IGNORECASE)
+# Lone surrogates cannot be encoded for lxml; NUL becomes U+FFFD as the HTML standard says.
+_UNSAFE = re.compile("[\x00\ud800-\udfff]")
+
+
+def codec_for(label: str | None) -> str | None:
+    """Return the Python codec for a charset label (or a Content-Type header), else None."""
+    if not label:
+        return None
+    found = _HEADER_CHARSET.search(label)
+    name = (found.group(1) if found else label).strip().strip("\"'").lower()
+    name = _WHATWG.get(name, name)
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def sniff(data: bytes, declared_encoding: str | None = None) -> tuple[str, str]:
+    """Return (codec, source) for bytes; source is "bom", "header", "meta" or "detected".
+
+    1. A byte order mark wins over everything, as in browsers.
+    2. Then the HTTP header's charset (declared_encoding), then <meta charset> or
+       http-equiv, then an XML declaration. Unknown labels are skipped. A meta that names
+       UTF-16 is wrong by construction (it was read as ASCII) and means UTF-8.
+    3. Without any: BOM-less UTF-16 by its NUL pattern, then strict UTF-8, then
+       charset-normalizer, then windows-1252.
+    """
+    for bom, name in _BOMS:
+        if data.startswith(bom):
+            return name, "bom"
+    header = codec_for(declared_encoding)
+    if header is not None:
+        return header, "header"
+    meta = _meta_codec(data[:_META_SCAN])
+    if meta is not None:
+        return meta, "meta"
+    return _detect(data), "detected"
+
+
+def decode(data: bytes, declared_encoding: str | None = None) -> tuple[str, str]:
+    """Return (text, codec) for fetched bytes, never raising on bad bytes."""
+    codec, source = sniff(data, declared_encoding)
+    if source == "bom":
+        data = data[len(_bom_of(data)) :]
+    # Python's decoders never yield lone surrogates, the one thing lxml cannot take.
+    return data.decode(codec, errors="replace"), codec
+
+
+def clean(text: str) -> str:
+    """Return text without a leading BOM, lone surrogates and NUL replaced by U+FFFD."""
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return _UNSAFE.sub("\ufffd", text)
+
+
+def _bom_of(data: bytes) -> bytes:
+    """Return the byte order mark that data starts with."""
+    return next(bom for bom, _ in _BOMS if data.startswith(bom))
+
+
+def _meta_codec(head: bytes) -> str | None:
+    """Return the codec named by the first usable <meta> or XML declaration."""
+    for match in _META.finditer(head):
+        label = (match.group(1) or match.group(2)).decode("ascii")
+        codec = codec_for(label)
+        if codec is None:
+            continue
+        if codec.startswith(("utf-16", "utf-32")):
+            return "utf-8"
+        return codec
+    return None
+
+
+def _detect(data: bytes) -> str:
+    """Guess the codec of bytes that declare none."""
+    utf16 = _utf16_without_bom(data[:4096])
+    if utf16 is not None:
+        return utf16
+    if _mostly_utf8(data):
+        return "utf-8"
+    sample = data[:65536]
+    # With a handful of non-ASCII bytes any guess is a coin toss; windows-1252 is what
+    # browsers assume for undeclared legacy pages.
+    if len(sample) - len(sample.decode("ascii", errors="ignore")) < _MIN_DETECT_BYTES:
+        return "cp1252"
+    best = charset_normalizer.from_bytes(sample).best()
+    if best is not None:
+        return codec_for(best.encoding) or "cp1252"
+    return "cp1252"
+
+
+def _mostly_utf8(data: bytes) -> bool:
+    """Say whether bytes are UTF-8, allowing a few broken sequences in a UTF-8 page."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    else:
+        return True
+    text = data.decode("utf-8", errors="replace")
+    broken = text.count("\ufffd")
+    # Legacy 8-bit text gives almost no valid multi-byte sequences; a UTF-8 page with a
+    # damaged byte here and there gives many more valid ones than broken ones.
+    valid = len(text) - len(text.encode("ascii", "ignore")) - broken
+    return valid > 4 * broken
+
+
+def _utf16_without_bom(sample: bytes) -> str | None:
+    """Return a UTF-16 codec when NUL bytes sit in every other position, as in ASCII markup."""
+    if len(sample) < 8:
+        return None
+    even = sample[0::2].count(0)
+    odd = sample[1::2].count(0)
+    half = len(sample) // 2
+    if odd > 0.4 * half and even < 0.05 * half:
+        return "utf-16-le"
+    if even > 0.4 * half and odd < 0.05 * half:
+        return "utf-16-be"
+    return None

@@ -1,0 +1,363 @@
+"""Walk the tag tree once, in document order, and measure every element on the way out.
+
+One iterative depth-first walk gives, per element, the paper's metrics (T, L, Ltext, IV,
+HV) computed bottom-up when the element closes, and, in document order, the page's text
+cut into blocks at block-level boundaries. No recursion, so nesting depth costs nothing
+but memory, and no per-node searches, so the walk is linear in the page.
+
+Units: T, Ltext and Ctext count non-space characters (the paper counts bytes; characters
+make Greek and English pages comparable, and spaces depend on indentation only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from bs4 import BeautifulSoup, Tag
+
+from analyzer.markup import (
+    BLOCK_TAGS,
+    CHROME_ROLES,
+    CHROME_TAGS,
+    HEADINGS,
+    PAGE_TAGS,
+    WEIGHT_IV_TAGS,
+    is_prose,
+    names_chrome,
+    non_space,
+)
+
+
+class Node:
+    """One element of the tag tree with its bottom-up metrics."""
+
+    __slots__ = (
+        "tag",
+        "name",
+        "parent",
+        "index",
+        "end",
+        "nth",
+        "depth",
+        "text",
+        "own",
+        "link_text",
+        "links",
+        "iv",
+        "hv",
+        "good",
+        "chrome",
+        "heading",
+    )
+
+    def __init__(self, tag: Tag, parent: Node | None, index: int, nth: int, depth: int) -> None:
+        self.tag = tag
+        self.name: str = tag.name
+        self.parent = parent
+        self.index = index
+        self.end = index + 1  # one past the last descendant's index
+        self.nth = nth  # position among same-name siblings, from 1
+        self.depth = depth
+        self.text = 0  # T(p)
+        self.own = 0  # characters of the node's own text children
+        self.link_text = 0  # Ltext
+        self.links = 0  # L(p)
+        self.iv = 0.0  # I_p
+        self.hv = 0  # H_p
+        self.good = 0  # characters of prose blocks below
+        self.chrome = False  # this element marks its subtree as site chrome
+        self.heading = 0  # 1..6 for h1..h6
+
+    @property
+    def clean_text(self) -> int:
+        """Return Ctext, the characters outside links."""
+        return self.text - self.link_text
+
+    @property
+    def ltr(self) -> float:
+        """Return LTR = Ctext / Ltext, with Ltext counted as 1 when there is no link text."""
+        return self.clean_text / max(self.link_text, 1)
+
+    @property
+    def lar(self) -> float:
+        """Return LAR = L(p) / Ltext, with Ltext counted as 1 when there is no link text."""
+        return self.links / max(self.link_text, 1)
+
+    def contains(self, other: Node) -> bool:
+        """Say whether other is this node or one of its descendants."""
+        return self.index <= other.index < self.end
+
+
+class Block:
+    """A run of text between block-level boundaries, in document order."""
+
+    __slots__ = ("text", "chars", "link_chars", "owner", "chrome", "heading", "index", "words")
+
+    def __init__(
+        self,
+        text: str,
+        chars: int,
+        link_chars: int,
+        owner: Node,
+        chrome: tuple[Node, ...],
+        heading: int,
+    ) -> None:
+        self.text = text
+        self.chars = chars
+        self.link_chars = link_chars
+        self.owner = owner
+        self.chrome = chrome  # the open elements that mark it as site chrome, outermost first
+        self.heading = heading
+        self.index = 0
+        self.words = text.count(" ") + 1
+
+    @property
+    def link_density(self) -> float:
+        """Return the share of the block's characters inside links."""
+        return self.link_chars / self.chars if self.chars else 0.0
+
+
+class Anchor:
+    """An <a href> element with its anchor text and the block it starts in."""
+
+    __slots__ = ("node", "href", "rel", "parts", "block", "_text")
+
+    def __init__(self, node: Node, href: str, rel: str) -> None:
+        self.node = node
+        self.href = href
+        self.rel = rel
+        self.parts: list[str] = []
+        self.block: Block | None = None
+        self._text: str | None = None
+
+    @property
+    def text(self) -> str:
+        """Return the anchor text, white space collapsed (read after the walk)."""
+        if self._text is None:
+            self._text = " ".join("".join(self.parts).split())
+        return self._text
+
+
+@dataclass
+class Page:
+    """What one walk learns about a page."""
+
+    nodes: list[Node] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    anchors: list[Anchor] = field(default_factory=list)
+    title: str = ""
+    base_href: str | None = None
+    lang: str | None = None
+    meta: dict[str, str] = field(default_factory=dict)
+    ids: dict[str, int] = field(default_factory=dict)
+    class_uses: dict[str, int] = field(default_factory=dict)  # class attribute -> elements
+    style_uses: dict[str, int] = field(default_factory=dict)  # style attribute -> elements
+
+    @property
+    def root(self) -> Node | None:
+        """Return the <html> node, if the page has one."""
+        return self.nodes[0] if self.nodes else None
+
+    @property
+    def body(self) -> Node | None:
+        """Return the <body> node (or <html> when there is no body)."""
+        for node in self.nodes[:3]:
+            if node.name == "body":
+                return node
+        return self.root
+
+
+def walk(soup: BeautifulSoup) -> Page:
+    """Measure every element and cut the page's text into blocks, in one pass."""
+    page = Page()
+    html = next((child for child in soup.contents if isinstance(child, Tag)), None)
+    if html is None:
+        return page
+    return _Walker(page).run(html)
+
+
+class _Walker:
+    """State of one walk; `run` is the whole algorithm."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.buffer: list[str] = []
+        self.buffer_chars = 0
+        self.buffer_link_chars = 0
+        self.pending: list[Anchor] = []
+        self.owners: list[Node] = []
+        self.chrome: tuple[Node, ...] = ()
+        self.heading = 0
+
+    def flush(self) -> None:
+        """Close the current block and credit its owner."""
+        if not self.buffer:
+            return
+        text = " ".join("".join(self.buffer).split())
+        self.buffer.clear()
+        if self.buffer_chars:
+            owner = self.owners[-1]
+            block = Block(
+                text,
+                self.buffer_chars,
+                self.buffer_link_chars,
+                owner,
+                self.chrome,
+                self.heading,
+            )
+            block.index = len(self.page.blocks)
+            self.page.blocks.append(block)
+            if is_prose(block):
+                owner.good += block.chars
+            for anchor in self.pending:
+                anchor.block = block
+        self.pending.clear()
+        self.buffer_chars = 0
+        self.buffer_link_chars = 0
+
+    def run(self, html: Tag) -> Page:
+        """Walk the tree below html iteratively, measuring nodes as they close."""
+        page = self.page
+        nodes = page.nodes
+        ids = page.ids
+        class_uses = page.class_uses
+        style_uses = page.style_uses
+        page.lang = _attr(html, "lang")
+        root = Node(html, None, 0, 1, 0)
+        nodes.append(root)
+        self.owners.append(root)
+        # Each frame: node, iterator over its children, per-name child counts, open anchor.
+        stack: list[tuple[Node, Any, dict[str, int], Anchor | None]] = [
+            (root, iter(html.contents), {}, None)
+        ]
+        link_depth = 0
+        anchor: Anchor | None = None
+        buffer = self.buffer  # flush() empties it in place
+        while stack:
+            node, children, counts, own_anchor = stack[-1]
+            for child in children:
+                if isinstance(child, str):
+                    if child.isspace():
+                        if buffer:
+                            buffer.append(" ")
+                        continue
+                    chars = non_space(child)
+                    node.text += chars
+                    node.own += chars
+                    node.iv += chars
+                    buffer.append(child)
+                    self.buffer_chars += chars
+                    if link_depth:
+                        node.link_text += chars
+                        self.buffer_link_chars += chars
+                        if anchor is not None:
+                            anchor.parts.append(child)
+                    continue
+                if not isinstance(child, Tag):
+                    continue
+                name = child.name
+                if name == "head":
+                    self.read_head(child)
+                    continue
+                nth = counts[name] = counts.get(name, 0) + 1
+                new = Node(child, node, len(nodes), nth, node.depth + 1)
+                nodes.append(new)
+                # The builder keeps every attribute a plain string (no multi-valued lists).
+                attrs: dict[str, str] = child.attrs  # type: ignore[assignment]
+                if name in CHROME_TAGS:
+                    new.chrome = True
+                if attrs:
+                    ident = attrs.get("id")
+                    classes = attrs.get("class")
+                    if ident:
+                        ids[ident] = ids.get(ident, 0) + 1
+                    if classes:
+                        class_uses[classes] = class_uses.get(classes, 0) + 1
+                    style = attrs.get("style")
+                    if style:
+                        style_uses[style] = style_uses.get(style, 0) + 1
+                    if not new.chrome and name not in PAGE_TAGS:
+                        new.chrome = (
+                            (classes is not None and names_chrome(classes))
+                            or (ident is not None and names_chrome(ident))
+                            or attrs.get("role") in CHROME_ROLES
+                        )
+                if new.chrome:
+                    self.chrome = (*self.chrome, new)
+                if name in BLOCK_TAGS:
+                    if buffer:
+                        self.flush()
+                    self.owners.append(new)
+                if name in HEADINGS:
+                    new.heading = HEADINGS[name]
+                    self.heading = new.heading
+                new_anchor = None
+                if name == "a":
+                    link_depth += 1
+                    href = attrs.get("href")
+                    if href is not None:
+                        new_anchor = Anchor(new, str(href), str(attrs.get("rel") or ""))
+                        page.anchors.append(new_anchor)
+                        self.pending.append(new_anchor)
+                        anchor = new_anchor
+                stack.append((new, iter(child.contents), {}, new_anchor))
+                break
+            else:
+                # Post-order: the node is complete; finish it and add it to its parent.
+                stack.pop()
+                name = node.name
+                if name in BLOCK_TAGS:
+                    if buffer:
+                        self.flush()
+                    self.owners.pop()
+                if node.heading:
+                    self.heading = 0
+                if node.chrome:
+                    self.chrome = self.chrome[:-1]
+                if name == "a":
+                    node.links += 1
+                    node.hv += 1
+                    node.link_text = node.text
+                    link_depth -= 1
+                    if own_anchor is not None:
+                        anchor = None
+                if name in WEIGHT_IV_TAGS:
+                    node.iv *= 2
+                node.end = len(nodes)
+                parent = node.parent
+                if parent is not None:
+                    parent.text += node.text
+                    parent.link_text += node.link_text
+                    parent.links += node.links
+                    parent.iv += node.iv
+                    parent.hv += node.hv
+                    parent.good += node.good
+        return page
+
+    def read_head(self, head: Tag) -> None:
+        """Read the title, <base href> and meta properties from <head>.
+
+        The tree builder keeps nothing else in <head>, so its children are enough.
+        """
+        page = self.page
+        for tag in head.contents:
+            if not isinstance(tag, Tag):
+                continue
+            attrs = tag.attrs
+            if tag.name == "meta":
+                key = attrs.get("property") or attrs.get("name")
+                content = attrs.get("content")
+                if key and content:
+                    page.meta.setdefault(str(key).lower(), str(content))
+            elif tag.name == "title" and not page.title:
+                page.title = " ".join(tag.get_text().split())
+            elif tag.name == "base" and page.base_href is None:
+                href = attrs.get("href")
+                page.base_href = str(href).strip() if href else None
+
+
+def _attr(tag: Tag, name: str) -> str | None:
+    """Return a string attribute or None."""
+    value = tag.attrs.get(name)
+    return str(value) if value else None

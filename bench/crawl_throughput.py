@@ -1,0 +1,354 @@
+"""Benchmark crawling throughput against Scrapy on a generated local site.
+
+A static site of --pages linked pages (default 2,000: a tree of fan-out 10 plus cross-links
+and a menu, about 14 KB of HTML each) is served by aiohttp in its own process on 127.0.0.1.
+Each leg runs in its own process too, so each gets a core and its own peak-memory figure:
+
+- scrapy:  Scrapy's CrawlerProcess, breadth-first (FIFO queues, DEPTH_PRIORITY 1), robots.txt
+           obeyed, no politeness delay, CONCURRENT_REQUESTS and ..._PER_DOMAIN 16, its
+           LinkExtractor and duplicate filter.
+- ours:    our fetcher (crawler.fetch: SSRF guard, robots.txt, caps, per-host gate; no delay,
+           global concurrency 16) with lxml link extraction, crawler.urls canonicalisation
+           and an in-memory breadth-first queue: the same job as the Scrapy spider.
+- store:   the real crawl run (crawler.crawl.crawl): fetch + Page Analyzer + storing pages,
+           versions and links in the database, in a dedicated database (DATABASE_URL's
+           server, database "webclip_bench_crawl", created and dropped here).
+
+Target (issue 5): ours / scrapy >= 1.0 pages per second for fetch + link extraction; the
+analyze+store cost is reported separately.
+
+Usage: .venv/bin/python bench/crawl_throughput.py [--pages N] [--rounds R] [--skip-store]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import urljoin
+
+ROOT_DIR = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT_DIR))
+
+CONCURRENCY = 16
+FANOUT = 10
+CROSS_LINKS = 5
+BENCH_DB = "webclip_bench_crawl"
+
+
+# --- The generated site ---------------------------------------------------------------------
+
+
+def page_links(index: int, total: int) -> list[str]:
+    """Return the paths page `index` links to: its children, cross-links and the menu."""
+    children = [index * FANOUT + k for k in range(1, FANOUT + 1) if index * FANOUT + k < total]
+    cross = [(index * 7919 + k * 104729) % total for k in range(1, CROSS_LINKS + 1)]
+    menu = list(range(min(5, total)))
+    return [f"/p/{n}" for n in children + cross + menu]
+
+
+def page_html(index: int, total: int) -> bytes:
+    """Return page `index`: a menu, an article with prose, and a list of links."""
+    links = page_links(index, total)
+    menu = "".join(f'<li><a href="{href}">Menu {href}</a></li>' for href in links[-5:])
+    related = "".join(
+        f'<li><a href="{href}?utm_source=bench">Story {href}</a> a short teaser line</li>'
+        for href in links[:-5]
+    )
+    prose = "".join(
+        f"<p>Paragraph {n} of page {index}: the harbour council met on Tuesday to discuss the "
+        f"new ferry timetable, the price of moorings and the repairs to the old sea wall, "
+        f"which residents say have been delayed for far too long this year.</p>"
+        for n in range(30)
+    )
+    return (
+        f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Page {index}</title>"
+        f"</head><body><nav><ul>{menu}</ul></nav><main><article><h1>Page {index}</h1>{prose}"
+        f"</article><aside><h2>Related</h2><ul>{related}</ul></aside></main>"
+        f"<footer><p>Bench site</p></footer></body></html>"
+    ).encode()
+
+
+def serve(port: int, total: int) -> None:
+    """Serve the generated site on 127.0.0.1:`port` until killed."""
+    from aiohttp import web
+
+    pages = {f"/p/{i}": page_html(i, total) for i in range(total)}
+    pages["/"] = pages["/p/0"]
+    robots = b"User-agent: *\nDisallow: /private/\n"
+
+    async def handle(request: web.Request) -> web.Response:
+        if request.path == "/robots.txt":
+            return web.Response(body=robots, content_type="text/plain")
+        body = pages.get(request.path)
+        if body is None:
+            return web.Response(status=404, text="not found")
+        return web.Response(body=body, content_type="text/html", charset="utf-8")
+
+    app = web.Application()
+    app.router.add_get("/{tail:.*}", handle)
+    web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None)
+
+
+# --- Legs (each in its own process) ----------------------------------------------------------
+
+
+def peak_mb() -> float:
+    """Return this process's peak resident memory in MiB."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def leg_scrapy(root: str) -> dict[str, float]:
+    """Crawl with Scrapy and return pages, seconds, peak memory."""
+    import scrapy
+    from scrapy.crawler import CrawlerProcess
+    from scrapy.linkextractors import LinkExtractor
+
+    counted = {"pages": 0}
+
+    class BenchSpider(scrapy.Spider):
+        name = "bench"
+        start_urls = [root]
+        extractor = LinkExtractor()  # every link of the bench site is internal
+
+        def parse(self, response):  # type: ignore[no-untyped-def]
+            counted["pages"] += 1
+            for link in self.extractor.extract_links(response):
+                yield response.follow(link.url, self.parse)
+
+    process = CrawlerProcess(
+        settings={
+            "CONCURRENT_REQUESTS": CONCURRENCY,
+            "CONCURRENT_REQUESTS_PER_DOMAIN": CONCURRENCY,
+            "DOWNLOAD_DELAY": 0,
+            "ROBOTSTXT_OBEY": True,
+            "AUTOTHROTTLE_ENABLED": False,
+            "COOKIES_ENABLED": False,
+            "TELNETCONSOLE_ENABLED": False,
+            "LOG_LEVEL": os.environ.get("BENCH_SCRAPY_LOG", "ERROR"),
+            "DEPTH_PRIORITY": 1,
+            "SCHEDULER_DISK_QUEUE": "scrapy.squeues.PickleFifoDiskQueue",
+            "SCHEDULER_MEMORY_QUEUE": "scrapy.squeues.FifoMemoryQueue",
+            "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
+            "USER_AGENT": "WebclipBench/0.1 (+https://example.invalid/bot)",
+        }
+    )
+    process.crawl(BenchSpider)
+    started = time.perf_counter()
+    process.start()
+    return {
+        "pages": counted["pages"],
+        "seconds": time.perf_counter() - started,
+        "peak_mb": peak_mb(),
+    }
+
+
+def extract_hrefs(body: bytes, base: str) -> list[str]:
+    """Return the absolute URLs of a page's <a href> links (lxml, as Scrapy's extractor)."""
+    import lxml.html
+
+    try:
+        document = lxml.html.document_fromstring(body)
+    except (ValueError, lxml.etree.ParserError):
+        return []
+    return [urljoin(base, href) for href in document.xpath("//a/@href")]
+
+
+def leg_ours(root: str) -> dict[str, float]:
+    """Crawl with our fetcher and link extraction; return pages, seconds, peak memory."""
+    from crawler.fetch import Fetcher, FetchPolicy, SiteRules
+    from crawler.urls import BadURL, canonicalize, same_site
+
+    rules = SiteRules(crawl_delay=0, obey_robots=True, allow_private_network=True)
+    hosts = ["127.0.0.1"]
+
+    async def crawl() -> int:
+        queue: asyncio.Queue[str] = asyncio.Queue()
+        seen = {canonicalize(root)}
+        queue.put_nowait(canonicalize(root))
+        pages = 0
+        async with Fetcher(FetchPolicy(concurrency=CONCURRENCY)) as fetcher:
+
+            async def worker() -> None:
+                nonlocal pages
+                while True:
+                    url = await queue.get()
+                    try:
+                        result = await fetcher.fetch(url, rules)
+                        if result.status == 200 and result.kind == "html":
+                            pages += 1
+                            for href in extract_hrefs(result.body, result.final_url):
+                                try:
+                                    link = canonicalize(href)
+                                except BadURL:
+                                    continue
+                                if link not in seen and same_site(link, hosts):
+                                    seen.add(link)
+                                    queue.put_nowait(link)
+                    finally:
+                        queue.task_done()
+
+            workers = [asyncio.create_task(worker()) for _ in range(CONCURRENCY)]
+            await queue.join()
+            for task in workers:
+                task.cancel()
+        return pages
+
+    started = time.perf_counter()
+    pages = asyncio.run(crawl())
+    return {"pages": pages, "seconds": time.perf_counter() - started, "peak_mb": peak_mb()}
+
+
+def leg_store(root: str, total: int) -> dict[str, float]:
+    """Run the real crawl (fetch + analyze + store) in a dedicated database."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    os.environ.setdefault("WEBCLIP_TESTING", "1")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+
+    settings.DEBUG = False  # no query log growing with every page
+    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = BENCH_DB
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+    try:
+        from crawler.crawl import crawl
+        from crawler.models import Site
+
+        site = Site.objects.create(
+            name="Bench",
+            root_url=root,
+            page_budget=total + 10,
+            max_depth=20,
+            crawl_delay=0,
+            allow_private_network=True,
+        )
+        started = time.perf_counter()
+        run = crawl(site, render_shells="off")
+        seconds = time.perf_counter() - started
+        stored = run.new
+    finally:
+        connection.creation.destroy_test_db(BENCH_DB, verbosity=0)
+    return {"pages": stored, "seconds": seconds, "peak_mb": peak_mb(), "fetched": run.fetched}
+
+
+# --- Orchestration ----------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def run_leg(name: str, root: str, total: int) -> dict[str, float]:
+    """Run one leg in a fresh interpreter and return its JSON result."""
+    command = [sys.executable, __file__, "--leg", name, "--root", root, "--pages", str(total)]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT_DIR, timeout=900)
+    if done.returncode != 0:
+        raise SystemExit(f"leg {name} failed:\n{done.stdout}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def wait_for(url: str, seconds: float = 20.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"the bench site at {url} did not start")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--pages", type=int, default=2000)
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="runs of each fetch leg; the best counts"
+    )
+    parser.add_argument(
+        "--skip-store", action="store_true", help="skip the fetch + analyze + store leg"
+    )
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--leg", choices=["scrapy", "ours", "store"], help=argparse.SUPPRESS)
+    parser.add_argument("--root", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+
+    if args.serve:
+        serve(args.serve, args.pages)
+        return 0
+    if args.leg:
+        legs = {"scrapy": leg_scrapy, "ours": leg_ours}
+        result = (
+            leg_store(args.root, args.pages) if args.leg == "store" else legs[args.leg](args.root)
+        )
+        print(json.dumps(result))
+        return 0
+
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, __file__, "--serve", str(port), "--pages", str(args.pages)]
+    )
+    root = f"http://127.0.0.1:{port}/"
+    try:
+        wait_for(root + "robots.txt")
+        results: dict[str, dict[str, float]] = {}
+        for _ in range(args.rounds):
+            for name in ("scrapy", "ours"):  # interleaved so both see the same machine load
+                result = run_leg(name, root, args.pages)
+                best = results.get(name)
+                if best is None or result["seconds"] < best["seconds"]:
+                    results[name] = result
+        if not args.skip_store:
+            results["store"] = run_leg("store", root, args.pages)
+    finally:
+        server.terminate()
+        server.wait(10)
+
+    print(
+        f"Crawl throughput on a generated site of {args.pages} pages (127.0.0.1, best of {args.rounds})"
+    )
+    print(f"{'leg':<34}{'pages':>7}{'seconds':>9}{'pages/s':>10}{'peak MiB':>10}")
+    labels = {
+        "scrapy": "Scrapy (fetch + link extraction)",
+        "ours": "Webclip (fetch + link extraction)",
+        "store": "Webclip (fetch + analyze + store)",
+    }
+    for name, label in labels.items():
+        if name in results:
+            r = results[name]
+            print(
+                f"{label:<34}{r['pages']:>7.0f}{r['seconds']:>9.2f}{r['pages'] / r['seconds']:>10.1f}{r['peak_mb']:>10.1f}"
+            )
+    ours = results["ours"]["pages"] / results["ours"]["seconds"]
+    scrapy = results["scrapy"]["pages"] / results["scrapy"]["seconds"]
+    print(f"ratio ours/scrapy (fetch + link extraction): {ours / scrapy:.2f}  (target >= 1.0)")
+    if "store" in results:
+        store = results["store"]
+        per_page = (
+            store["seconds"] / store["pages"]
+            - results["ours"]["seconds"] / results["ours"]["pages"]
+        )
+        print(
+            f"analyze + store cost: {1000 * per_page:.2f} ms per page on top of fetching "
+            f"({store['pages'] / store['seconds']:.1f} pages/s end to end, "
+            f"{store['pages'] / store['seconds'] / scrapy:.2f}x Scrapy's fetch-only rate)"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

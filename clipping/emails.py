@@ -1,0 +1,138 @@
+"""Every mail about clips goes out here: one function per kind of mail, three templates each.
+
+Templates: emails/<name>-subject.txt, emails/<name>-body.txt and emails/<name>-body.html. The
+HTML part has its CSS inlined by css-inline; every mail carries List-Unsubscribe and
+List-Unsubscribe-Post (RFC 8058) and a Message-ID fixed per match or digest, so a resend after
+a lost reply is recognisably the same message. Backend errors propagate to the publisher,
+which records them and decides whether to retry.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from itertools import groupby
+from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
+
+import css_inline
+from django.conf import settings
+from django.core.mail import EmailMultiAlternatives
+from django.template.loader import render_to_string
+from django.urls import reverse
+
+from clipping.conf import clipping_settings
+from clipping.models import Digest, Match
+from clipping.render import one_line, safe_url
+from clipping.unsubscribe import unsubscribe_url
+
+SUBJECT_LIMIT = 200
+_INLINER = css_inline.CSSInliner(load_remote_stylesheets=False, keep_style_tags=False)
+
+
+def instant_clip(match: Match, *, limit_notice_until: datetime | None = None) -> str:
+    """Mail one match to its owner and return the Message-ID.
+
+    limit_notice_until: the end of the hour after which clips come one by one again; set
+    when this is the last instant mail the hourly limit allows.
+    """
+    user = match.owner
+    context = {
+        "item": _item(match),
+        "list_name": match.keyword_list.name,
+        "list_url": _absolute(match.keyword_list.get_absolute_url()),
+        "limit_notice_until": _local(limit_notice_until, user.time_zone),
+        "limit": _instant_limit(),
+        "unsubscribe_url": unsubscribe_url(user.id, match.keyword_list_id),
+        "unsubscribe_what": f"mail for “{match.keyword_list.name}”",
+    }
+    return _send(
+        "instant-clip", context, match.owner.email, context["unsubscribe_url"], f"match-{match.id}"
+    )
+
+
+def digest(digest: Digest, matches: list[Match]) -> str:
+    """Mail a digest of matches, grouped by list, and return the Message-ID."""
+    user = digest.user
+    ordered = sorted(
+        matches, key=lambda m: (m.keyword_list.name.lower(), m.keyword_list_id, m.created_at)
+    )
+    groups = [
+        {
+            "name": keyword_list.name,
+            "url": _absolute(keyword_list.get_absolute_url()),
+            "items": [_item(m) for m in items],
+        }
+        for keyword_list, items in groupby(ordered, key=lambda m: m.keyword_list)
+    ]
+    context = {
+        "digest": digest,
+        "hourly": digest.kind == Digest.Kind.HOURLY,
+        "limit": _instant_limit(),
+        "period": _local(digest.period, user.time_zone),
+        "groups": groups,
+        "count": len(matches),
+        "unsubscribe_url": unsubscribe_url(user.id, None),
+        "unsubscribe_what": "all mail from us",
+    }
+    return _send("digest", context, user.email, context["unsubscribe_url"], f"digest-{digest.id}")
+
+
+def _send(name: str, context: dict[str, object], to: str, unsubscribe: str, key: str) -> str:
+    """Render and send one mail; return its Message-ID."""
+    context = {
+        **context,
+        "site_name": settings.SITE_NAME,
+        "site_url": settings.SITE_URL,
+        "lists_url": _absolute(reverse("list_index")),
+        "clips_url": _absolute(reverse("clip_index")),
+        "settings_url": _absolute(reverse("account_settings")),
+    }
+    subject = one_line(render_to_string(f"emails/{name}-subject.txt", context), SUBJECT_LIMIT)
+    text = render_to_string(f"emails/{name}-body.txt", context)
+    html = _INLINER.inline(render_to_string(f"emails/{name}-body.html", context))
+    message_id = f"<webclip.{key}@{urlsplit(settings.SITE_URL).hostname or 'localhost'}>"
+    message = EmailMultiAlternatives(
+        subject=subject,
+        body=text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=[to],
+        headers={
+            "Message-ID": message_id,
+            "List-Unsubscribe": f"<{unsubscribe}>",
+            "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+            "Auto-Submitted": "auto-generated",
+        },
+    )
+    message.attach_alternative(html, "text/html")
+    message.send(fail_silently=False)
+    return message_id
+
+
+def _item(match: Match) -> dict[str, object]:
+    """Return what a mail shows of one match; scraped text stays text (templates escape it)."""
+    clip = match.clip
+    return {
+        "title": one_line(clip.title, 300) or "(untitled)",
+        "url": safe_url(clip.url),
+        "host": clip.host,
+        "summary": match.summary,
+        "spans": match.spans,
+        "seen_at": clip.shown_at,
+    }
+
+
+def _absolute(path: str) -> str:
+    return settings.SITE_URL + path
+
+
+def _local(moment: datetime | None, time_zone: str) -> datetime | None:
+    if moment is None:
+        return None
+    try:
+        return moment.astimezone(ZoneInfo(time_zone))
+    except (KeyError, ValueError):
+        return moment
+
+
+def _instant_limit() -> int:
+    return clipping_settings().instant_per_hour

@@ -1,0 +1,79 @@
+"""Each user's clips as an Atom feed at a secret URL (the user's feed token; rotating it revokes)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.contrib.syndication.views import Feed
+from django.db.models import Prefetch, QuerySet
+from django.http import HttpRequest
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from django.utils.feedgenerator import Atom1Feed
+
+from accounts.models import User
+from clipping.conf import clipping_settings
+from clipping.models import Clip, Match
+from clipping.render import highlight_html, one_line, safe_url
+
+
+def clips_with_my_matches(user: User) -> QuerySet[Clip]:
+    """Return the user's clips, newest first, each with `my_matches` (their own matches only)."""
+    mine = Match.objects.filter(owner=user).select_related("keyword_list").order_by("id")
+    return (
+        Clip.objects.for_owner(user)
+        .newest_first()
+        .select_related("site")
+        .prefetch_related(Prefetch("matches", queryset=mine, to_attr="my_matches"))
+    )
+
+
+class ClipFeed(Feed):
+    """The newest clips of one user: title, link, highlighted summary, list names."""
+
+    feed_type = Atom1Feed
+
+    def get_object(self, request: HttpRequest, token: str) -> User:
+        return get_object_or_404(User, feed_token=token, is_active=True)
+
+    def title(self, user: User) -> str:
+        return f"{settings.SITE_NAME}: my clips"
+
+    def subtitle(self, user: User) -> str:
+        return "Articles that matched your keyword lists."
+
+    def link(self, user: User) -> str:
+        return reverse("clip_index")
+
+    def feed_url(self, user: User) -> str:
+        return reverse("clip_feed", args=[user.feed_token])
+
+    def items(self, user: User) -> list[Clip]:
+        return list(clips_with_my_matches(user)[: clipping_settings().feed_items])
+
+    def item_title(self, clip: Clip) -> str:
+        # Atom titles are plain text; the feed generator escapes it as XML.
+        return one_line(clip.title, 300) or "(untitled)"
+
+    def item_description(self, clip: Clip) -> str:
+        match = clip.my_matches[0]  # type: ignore[attr-defined]
+        lists = ", ".join(sorted({m.keyword_list.name for m in clip.my_matches}))  # type: ignore[attr-defined]
+        source = f"{clip.host} · {lists}"
+        return f"<p>{highlight_html(match.summary, match.spans)}</p><p><small>{highlight_html(source, [])}</small></p>"
+
+    def item_link(self, clip: Clip) -> str:
+        return safe_url(clip.url) or settings.SITE_URL + reverse("clip_index")
+
+    def item_guid(self, clip: Clip) -> str:
+        # A tag URI (RFC 4151): stable per clip, and no link pretending to be a page.
+        return f"tag:{urlsplit(settings.SITE_URL).hostname or 'localhost'},2025:clip:{clip.pk}"
+
+    item_guid_is_permalink = False
+
+    def item_pubdate(self, clip: Clip) -> datetime:
+        return clip.shown_at
+
+    def item_updateddate(self, clip: Clip) -> datetime:
+        return clip.shown_at

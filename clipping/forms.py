@@ -1,0 +1,59 @@
+from django import forms
+
+from clipping.models import LANGUAGE_CHOICES, KeywordList
+from clipping.terms import TermSyntaxError, parse_terms
+
+_LANGUAGES = {code for code, _ in LANGUAGE_CHOICES}
+
+
+class KeywordListForm(forms.ModelForm):
+    language = forms.CharField(
+        max_length=8,
+        initial="en",
+        widget=forms.Select(choices=LANGUAGE_CHOICES),
+        help_text="Words are matched by their stems in this language.",
+    )
+
+    class Meta:
+        model = KeywordList
+        fields = [
+            "name",
+            "terms",
+            "language",
+            "use_synonyms",
+            "match_all",
+            "active",
+            "mail_enabled",
+        ]
+        widgets = {"terms": forms.Textarea(attrs={"rows": 8, "spellcheck": "false"})}
+
+    def __init__(self, *args: object, owner: object, **kwargs: object) -> None:
+        self.owner = owner
+        super().__init__(*args, **kwargs)
+
+    def clean_language(self) -> str:
+        language = self.cleaned_data["language"].strip().lower()
+        if language not in _LANGUAGES:
+            raise forms.ValidationError(f"Unknown language {language!r}. Choose one from the list.")
+        return language
+
+    def clean_terms(self) -> str:
+        text = self.cleaned_data["terms"]
+        try:
+            parse_terms(text)
+        except TermSyntaxError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        clash = KeywordList.objects.owned_by(self.owner).filter(name__iexact=name)
+        if self.instance.pk:
+            clash = clash.exclude(pk=self.instance.pk)
+        if clash.exists():
+            raise forms.ValidationError("You already have a list with this name.")
+        return name
+
+    def save(self, commit: bool = True) -> KeywordList:
+        self.instance.owner = self.owner
+        return super().save(commit=commit)

@@ -1,0 +1,221 @@
+"""Turn an analysed page version into clips and matches. Safe to retry; only new text notifies.
+
+1. Lock the page's SeenText row, so ingests of one page run one at a time; a version older
+   than the newest one ingested is ignored.
+2. Per informational area (teasers excepted: the article they announce is clipped when it is
+   fetched, so the user hears of the article and not of both), cut the text into sentences;
+   a sentence the page showed anywhere before, in any version, is old.
+3. Match the area against the keyword index. A list counts only if one of its spans lies in
+   a new sentence: unchanged text never notifies again, whichever lists exist now.
+4. One Clip per version and area (unique), its summary around the first new span. A near
+   duplicate of a clip from another page joins that clip's story as a duplicate.
+5. One Match per list and story (unique): a list that already has the story gets no second.
+6. Remember the version's sentence digests; instant mail is queued when the transaction commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from django.db import transaction
+
+from analyzer import AnalyzerError, InfoArea, PageAnalysis, analyze, summarize
+from analyzer.text import sentence_spans, tokenize
+from clipping import dedup, publisher
+from clipping.conf import clipping_settings
+from clipping.models import Clip, KeywordList, Match, SeenText
+from clipping.render import one_line
+from crawler.models import PageVersion
+
+if TYPE_CHECKING:
+    from clipping.matching import KeywordIndex, MatchedSpan
+
+TITLE_LIMIT = 300
+
+
+@dataclass
+class IngestResult:
+    """What one ingest did."""
+
+    clips: int = 0
+    matches: int = 0
+    duplicates: int = 0  # clips linked to a story first seen on another page
+    repeats: int = 0  # matches not made: the list already had the story
+    skipped: str = ""  # why nothing was looked at
+    match_ids: list[int] = field(default_factory=list)
+
+
+def ingest_version(version_id: int, *, index: KeywordIndex | None = None) -> IngestResult:
+    """Analyse a stored page version and ingest it."""
+    version = PageVersion.objects.select_related("page__site").filter(id=version_id).first()
+    if version is None:
+        return IngestResult(skipped="The page version no longer exists.")
+    body = version.raw_body()
+    if body is None:
+        return IngestResult(skipped="The body was pruned.")
+    try:
+        analysis = analyze(body, version.page.url, declared_encoding=version.encoding or None)
+    except AnalyzerError as exc:
+        return IngestResult(skipped=f"Not analysable: {exc}")
+    return ingest(version, analysis, index=index)
+
+
+def ingest(
+    page_version: PageVersion, analysis: PageAnalysis, *, index: KeywordIndex | None = None
+) -> IngestResult:
+    """Write the clips and matches of the new text of one analysed page version."""
+    index = index if index is not None else keyword_index()
+    page = page_version.page
+    result = IngestResult()
+    with transaction.atomic():
+        SeenText.objects.get_or_create(page=page)
+        seen = SeenText.objects.select_for_update().get(page=page)
+        if page_version.id < seen.version_id:
+            return IngestResult(skipped="A newer version was ingested already.")
+        known = seen.digest_set()
+        # Every sentence visible on the page counts as seen, not only those inside areas:
+        # area boundaries may shift between versions while the text stays the same.
+        digests = [digest for _, _, digest in sentences(analysis.text, analysis.language)]
+        for area in analysis.informational_areas:
+            if area.teaser or not area.text.strip():
+                continue
+            fresh = []
+            for start, end, digest in sentences(area.text, analysis.language):
+                digests.append(digest)
+                if digest not in known:
+                    fresh.append((start, end))
+            if fresh:
+                found = index.match(area.text, host=urlsplit(page.url).hostname)
+                _clip_area(page_version, analysis, area, new_spans(found, fresh), result)
+        seen.remember(digests)
+        seen.version_id = max(seen.version_id, page_version.id)
+        seen.save()
+        publisher.notify(result.match_ids)
+    return result
+
+
+def sentences(text: str, language: str) -> list[tuple[int, int, bytes]]:
+    """Return (start, end, digest) of each sentence with words; sentences never cross a line."""
+    found = []
+    offset = 0
+    for line in text.splitlines(keepends=True):
+        for start, end in sentence_spans(line, language) or [(0, len(line))]:
+            digest = sentence_digest(line[start:end])
+            if digest is not None:
+                found.append((offset + start, offset + end, digest))
+        offset += len(line)
+    return found
+
+
+def sentence_digest(sentence: str) -> bytes | None:
+    """Return an 8-byte digest of a sentence's words (case and spacing ignored), None if none."""
+    words = tokenize(sentence)
+    if not words:
+        return None
+    return hashlib.blake2b(" ".join(words).encode(), digest_size=8).digest()
+
+
+def new_spans(
+    found: dict[int, list[MatchedSpan]], fresh: list[tuple[int, int]]
+) -> dict[int, tuple[list[MatchedSpan], list[MatchedSpan]]]:
+    """Keep the lists with a span in a new sentence: {list: (new spans, all spans)}."""
+    kept = {}
+    for list_id, spans in found.items():
+        new = [s for s in spans if any(s.start < end and start < s.end for start, end in fresh)]
+        if new:
+            kept[list_id] = (new, spans)
+    return kept
+
+
+def keyword_index() -> KeywordIndex:
+    """Return the shared index of every active list (kept current by clipping.matching)."""
+    from clipping.matching.shared import current_index  # the matching module imports models
+
+    return current_index()
+
+
+def _clip_area(
+    version: PageVersion,
+    analysis: PageAnalysis,
+    area: InfoArea,
+    found: dict[int, tuple[list[MatchedSpan], list[MatchedSpan]]],
+    result: IngestResult,
+) -> None:
+    """Write the clip of one area and one match per list that does not have its story yet."""
+    owners = dict(KeywordList.objects.active().filter(id__in=found).values_list("id", "owner_id"))
+    if not owners:
+        return
+    lists = sorted(owners)
+    language = analysis.language
+    first = min((found[list_id][0][0] for list_id in lists), key=lambda s: (s.start, s.end))
+    every = [span for list_id in lists for span in found[list_id][1]]
+    summary, marks = _window(area.text, first, every, language)
+    print_ = dedup.fingerprint(area.text)
+    original = None
+    if print_ is not None:
+        original = dedup.find_original(
+            print_,
+            threshold=clipping_settings().duplicate_threshold,
+            exclude_page_id=version.page_id,
+        )
+    page = version.page
+    clip, created = Clip.objects.get_or_create(
+        page_version=version,
+        area_path=area.path[:500],
+        defaults={
+            "site_id": page.site_id,
+            "page_id": page.id,
+            "url": page.url,
+            "host": urlsplit(page.url).hostname or "",
+            "title": one_line(area.title or analysis.title or summary, TITLE_LIMIT),
+            "summary": summary,
+            "spans": marks,
+            "language": language[:8],
+            "seen_at": version.fetched_at,
+            "fingerprint": print_.to_bytes() if print_ is not None else None,
+            "duplicate_of": original,
+        },
+    )
+    if created:
+        result.clips += 1
+        result.duplicates += original is not None
+        if print_ is not None:
+            dedup.store_bands(clip, print_)
+    story_id = clip.duplicate_of_id or clip.id
+    for list_id in lists:
+        new, spans = found[list_id]
+        list_summary, list_marks = _window(area.text, new[0], spans, language)
+        match, made = Match.objects.get_or_create(
+            keyword_list_id=list_id,
+            story_id=story_id,
+            defaults={
+                "owner_id": owners[list_id],
+                "clip": clip,
+                "summary": list_summary,
+                "spans": list_marks,
+            },
+        )
+        if made:
+            result.matches += 1
+            result.match_ids.append(match.id)
+        else:
+            result.repeats += 1
+
+
+def _window(
+    text: str, center: MatchedSpan, spans: list[MatchedSpan], language: str
+) -> tuple[str, list[list[object]]]:
+    """Return the summary around center and the [start, end, term] of spans shown in it."""
+    summary, (start, end) = summarize(text, center.start, center.end, language)
+    marks: list[list[object]] = [[start, end, center.term]]
+    for span in spans:
+        if (span.start, span.end) == (center.start, center.end):
+            continue
+        other, (other_start, other_end) = summarize(text, span.start, span.end, language)
+        if other == summary:  # the same three sentences: the span is visible in this summary
+            marks.append([other_start, other_end, span.term])
+    marks.sort(key=lambda mark: (mark[0], mark[1]))  # type: ignore[return-value]
+    return summary, marks

@@ -1,0 +1,266 @@
+"""One in-memory index of every active keyword list: an inverted index on token n-gram keys.
+
+Layout (measured against an Aho-Corasick automaton in bench/matching.py):
+
+- A key space per language (Snowball stems) plus one for exact words (quoted phrases).
+  Each space maps a key ("stock market" as stems) to the concepts that hold it. For keys
+  of several words it also keeps, per first word, the second words that can follow, and
+  the longer prefixes, so a scan extends an n-gram only while some key starts with it.
+- A concept is a distinct compiled term (its line and its keys, synonyms included).
+  Thousands of lists share popular terms, so a concept is stored once, and its spans in a
+  page are built once and shared by every list that holds it. Its postings are the ids of
+  its lists, in two groups: lists that match as soon as any term is found, and lists that
+  need judging (exclusions, sites, all terms); set operations in C walk both.
+- Adding or removing a list touches only its own terms' concepts and keys.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
+from clipping.matching.spans import Entry, Found, Matches, SpanBuilder, Spans, judge, merge_spans
+from clipping.matching.text import PreparedText, prepare_text
+from clipping.terms import normalize_host
+
+
+@dataclass(slots=True)
+class _Space:
+    """The keys of one language (or of exact words)."""
+
+    concepts: dict[str, list[int]] = field(default_factory=dict)
+    follows: dict[str, dict[str, int]] = field(default_factory=dict)  # first -> {second: uses}
+    prefixes: dict[str, int] = field(default_factory=dict)  # prefixes of 2+ words -> uses
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building millions of acyclic objects."""
+    # Every few hundred allocations the collector walks the young objects; during a build
+    # that is a third of the time, for containers that never form a cycle.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class KeywordIndex:
+    """Every active list's terms in one structure that matches a page in one pass."""
+
+    def __init__(self) -> None:
+        self.version = 0
+        self._spaces: dict[str, _Space] = {}
+        self._concept_ids: dict[CompiledTerm, int] = {}
+        self._by_identity: dict[int, int] = {}  # id(stored term) -> concept
+        self._terms: list[CompiledTerm | None] = []  # per concept; None once dropped
+        self._simple: list[list[int]] = []  # per concept: lists matched by any term found
+        self._judged: list[list[int]] = []  # per concept: lists to judge
+        self._free: list[int] = []  # dropped concept ids, reused first
+        self._lists: dict[int, Entry] = {}
+
+    @classmethod
+    def build(cls, lists: Iterable[ListSpec | CompiledList]) -> KeywordIndex:
+        """Return an index holding every given list."""
+        index = cls()
+        with paused_gc():
+            for item in lists:
+                index.add(item)
+        return index
+
+    def __len__(self) -> int:
+        return len(self._lists)
+
+    def __contains__(self, list_id: object) -> bool:
+        return list_id in self._lists
+
+    def list_ids(self) -> set[int]:
+        """Return the ids of the lists in the index."""
+        return set(self._lists)
+
+    def add(self, item: ListSpec | CompiledList) -> None:
+        """Add a list, replacing any list with the same id."""
+        compiled = item if isinstance(item, CompiledList) else compile_list(item)
+        list_id = compiled.id
+        if list_id in self._lists:
+            self.remove(list_id)
+        positives = len(compiled.positives)
+        sites, excluded_sites = compiled.sites, compiled.excluded_sites
+        terms = compiled.positives + compiled.exclusions
+        judged = compiled.match_all or len(terms) > positives or bool(sites or excluded_sites)
+        postings = self._judged if judged else self._simple
+        # Compiled terms are shared objects when they come from compile_text's cache: their
+        # identity finds their concept without hashing their keys.
+        by_identity, stored = self._by_identity, self._terms
+        concepts = []
+        for term in terms:
+            concept = by_identity.get(id(term))
+            if concept is None or stored[concept] is not term:
+                concept = self._concept(term)
+            if concept not in concepts:
+                concepts.append(concept)
+                postings[concept].append(list_id)
+            else:  # the same line twice: one posting, but a position per line
+                concepts.append(concept)
+        self._lists[list_id] = Entry(
+            positives, compiled.match_all, tuple(concepts), sites, excluded_sites
+        )
+        self.version += 1
+
+    def remove(self, list_id: int) -> bool:
+        """Remove a list; return False if it was not in the index."""
+        entry = self._lists.pop(list_id, None)
+        if entry is None:
+            return False
+        for concept in set(entry.concepts):
+            simple, judged = self._simple[concept], self._judged[concept]
+            for postings in (simple, judged):
+                if list_id in postings:
+                    postings.remove(list_id)
+            if not simple and not judged:
+                self._drop_concept(concept)
+        self.version += 1
+        return True
+
+    def match(self, text: str, *, host: str | None = None) -> Matches:
+        """Return {list id: spans in text order} for every list the text matches on that host."""
+        return self.match_prepared(prepare_text(text), host=host)
+
+    def match_prepared(self, prepared: PreparedText, *, host: str | None = None) -> Matches:
+        """Match an already tokenised text (its stems are computed once per language).
+
+        1. Scan the text once per key space: which concepts occur, where.
+        2. Walk those concepts' postings: a list that needs no judging matches, with the
+           spans of the concepts found (shared as they are when there is one).
+        3. Judge the lists with exclusions, sites or "all terms".
+        """
+        found = self._scan(prepared)
+        if not found:
+            return {}
+        spans_of = SpanBuilder(prepared, found, self._terms)
+        first: dict[int, int] = {}  # list -> a concept found (the last one, when several)
+        several: dict[int, list[int]] = {}
+        judged: set[int] = set()
+        for concept in found:
+            lists = self._simple[concept]
+            for list_id in first.keys() & lists:
+                several.setdefault(list_id, [first[list_id]]).append(concept)
+            first.update(dict.fromkeys(lists, concept))
+            judged.update(self._judged[concept])
+        matches: Matches = {list_id: spans_of[concept] for list_id, concept in first.items()}
+        merged: dict[frozenset[int], Spans] = {}  # lists of one topic often find the same terms
+        for list_id, concepts in several.items():
+            group = frozenset(concepts)
+            spans = merged.get(group)
+            if spans is None:
+                spans = merged[group] = merge_spans(spans_of[concept] for concept in group)
+            matches[list_id] = spans
+        if judged:
+            host = normalize_host(host) if host else None
+            for list_id in judged:
+                entry = self._lists.get(list_id)  # None if removed while this page matched
+                spans = None if entry is None else judge(entry, found, host, spans_of)
+                if spans is not None:
+                    matches[list_id] = spans
+        return matches
+
+    def _scan(self, prepared: PreparedText) -> Found:
+        """Return {concept: [(first token, stop token)] in text order} for keys in the text."""
+        found: Found = {}
+        for space_name, space in self._spaces.items():
+            if not space.concepts:
+                continue
+            sequence = prepared.sequence(space_name)
+            concepts, follows, prefixes = space.concepts, space.follows, space.prefixes
+            last = len(sequence) - 1
+            # Most tokens start no key: decide per distinct token, then visit only the rest.
+            wanted = {token for token in set(sequence) if token in concepts or token in follows}
+            for first in [place for place, token in enumerate(sequence) if token in wanted]:
+                token = sequence[first]
+                hits = concepts.get(token)
+                if hits is not None:
+                    for concept in hits:
+                        found.setdefault(concept, []).append((first, first + 1))
+                seconds = follows.get(token)
+                if seconds is None or first == last or sequence[first + 1] not in seconds:
+                    continue
+                key, stop = token + SEPARATOR + sequence[first + 1], first + 2
+                while True:
+                    hits = concepts.get(key)
+                    if hits is not None:
+                        for concept in hits:
+                            found.setdefault(concept, []).append((first, stop))
+                    if stop > last or key not in prefixes:
+                        break
+                    key = key + SEPARATOR + sequence[stop]
+                    stop += 1
+        return found
+
+    def _concept(self, term: CompiledTerm) -> int:
+        """Return the concept of a compiled term, storing it with its keys on first sight."""
+        concept = self._concept_ids.get(term)
+        if concept is not None:
+            return concept
+        if self._free:
+            concept = self._free.pop()
+            self._terms[concept], self._simple[concept], self._judged[concept] = term, [], []
+        else:
+            concept = len(self._terms)
+            self._terms.append(term)
+            self._simple.append([])
+            self._judged.append([])
+        self._concept_ids[term] = concept
+        self._by_identity[id(term)] = concept
+        for space_name, key in term.keys:
+            space = self._spaces.get(space_name)
+            if space is None:
+                space = self._spaces[space_name] = _Space()
+            holders = space.concepts.setdefault(key, [])
+            if concept not in holders:
+                holders.append(concept)
+                _count_prefixes(space, key, 1)
+        return concept
+
+    def _drop_concept(self, concept: int) -> None:
+        """Forget a concept no list uses any more, with its keys and their prefixes."""
+        term = self._terms[concept]
+        assert term is not None
+        del self._concept_ids[term], self._by_identity[id(term)]
+        self._terms[concept] = None
+        self._free.append(concept)
+        for space_name, key in term.keys:
+            space = self._spaces[space_name]
+            holders = space.concepts.get(key)
+            if holders is None or concept not in holders:
+                continue  # the same key twice in one concept was released already
+            holders.remove(concept)
+            if not holders:
+                del space.concepts[key]
+            _count_prefixes(space, key, -1)
+
+
+def _count_prefixes(space: _Space, key: str, change: int) -> None:
+    """Count a multi-word key's first two words and longer prefixes in or out of a space."""
+    words = key.split(SEPARATOR)
+    if len(words) < 2:
+        return
+    seconds = space.follows.setdefault(words[0], {})
+    _bump(seconds, words[1], change)
+    if not seconds:
+        del space.follows[words[0]]
+    for size in range(2, len(words)):
+        _bump(space.prefixes, SEPARATOR.join(words[:size]), change)
+
+
+def _bump(counts: dict[str, int], key: str, change: int) -> None:
+    """Add change to a use count, dropping the key at zero."""
+    left = counts.get(key, 0) + change
+    if left:
+        counts[key] = left
+    else:
+        del counts[key]

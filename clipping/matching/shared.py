@@ -1,0 +1,163 @@
+"""Keep one keyword index per worker process in step with the database, change by change.
+
+Every process holds its own in-memory index and refreshes it by comparing (id, updated_at)
+of the active lists with what it holds: lists that appeared or changed are compiled and
+added, lists deleted or deactivated are removed. No change log is needed, so deletions by
+cascade (an account removed) are seen too. A refresh runs at most every
+CLIPPING_INDEX_REFRESH_SECONDS; refresh_index() forces one.
+
+Start-up is the expensive part: WordNet lookups and stemming of every distinct line. Each
+compiled line is therefore also kept in Django's cache (Redis when several hosts run), so
+a new worker compiles only the lines no worker has compiled before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from datetime import datetime
+
+from django.conf import settings
+from django.core.cache import cache
+
+from clipping.matching.compile import (
+    COMPILE_VERSION,
+    CompiledList,
+    compile_text,
+    line_cache,
+    stem_space,
+)
+from clipping.matching.index import KeywordIndex, paused_gc
+from clipping.models import KeywordList
+from clipping.terms import TermSyntaxError
+
+log = logging.getLogger(__name__)
+
+_CHUNK = 2000  # rows per query and keys per cache round trip
+
+
+class SharedIndex:
+    """A process's index of the active lists and what it knows of their versions."""
+
+    def __init__(self) -> None:
+        self.index = KeywordIndex()
+        self._versions: dict[int, datetime] = {}
+        self._refreshed_at: float | None = None
+        self._lock = threading.Lock()
+
+    def current(self) -> KeywordIndex:
+        """Return the index, refreshed first if the last refresh is older than the setting."""
+        every = float(getattr(settings, "CLIPPING_INDEX_REFRESH_SECONDS", 10))
+        if self._refreshed_at is None or time.monotonic() - self._refreshed_at >= every:
+            self.refresh()
+        return self.index
+
+    def refresh(self) -> tuple[int, int]:
+        """Apply the database's changes since the last refresh; return (added, removed)."""
+        with self._lock, paused_gc():
+            active = dict(KeywordList.objects.active().values_list("id", "updated_at"))
+            gone = [list_id for list_id in self._versions if list_id not in active]
+            changed = [
+                list_id
+                for list_id, updated_at in active.items()
+                if self._versions.get(list_id) != updated_at
+            ]
+            for list_id in gone:
+                self.index.remove(list_id)
+                del self._versions[list_id]
+            added = 0
+            for start in range(0, len(changed), _CHUNK):
+                rows = _rows(changed[start : start + _CHUNK])
+                for list_id, compiled in compile_rows(rows):
+                    if compiled is None:
+                        self.index.remove(list_id)
+                    else:
+                        self.index.add(compiled)
+                        added += 1
+                for row in rows:
+                    self._versions[row[0]] = row[1]
+            self._refreshed_at = time.monotonic()
+            return added, len(gone)
+
+
+Row = tuple[int, datetime, str, str, bool, bool]
+
+
+def _rows(ids: list[int]) -> list[Row]:
+    """Return the stored fields the index needs for some lists that are still active."""
+    return list(
+        KeywordList.objects.active()
+        .filter(id__in=ids)
+        .values_list("id", "updated_at", "terms", "language", "use_synonyms", "match_all")
+    )
+
+
+def compile_rows(rows: list[Row]) -> list[tuple[int, CompiledList | None]]:
+    """Compile stored lists, using and feeding the shared cache of compiled lines.
+
+    A list whose stored text no longer parses (the rules changed since it was saved) is
+    logged and gives None: it matches nothing until its owner fixes it.
+    """
+    unshared = _fetch_shared_lines(rows)
+    compiled: list[tuple[int, CompiledList | None]] = []
+    for list_id, _, terms, language, use_synonyms, match_all in rows:
+        try:
+            compiled.append(
+                (list_id, compile_text(list_id, terms, language, use_synonyms, match_all))
+            )
+        except TermSyntaxError as exc:
+            log.warning("Keyword list %s does not parse and matches nothing: %s", list_id, exc)
+            compiled.append((list_id, None))
+    _share_lines(unshared)
+    return compiled
+
+
+def _line_key(space: str, use_synonyms: bool, line: str) -> str:
+    """Return the cache key of one compiled line."""
+    digest = hashlib.blake2b(line.encode(), digest_size=16).hexdigest()
+    return f"matching:line:{COMPILE_VERSION}:{space}:{int(use_synonyms)}:{digest}"
+
+
+def _fetch_shared_lines(rows: list[Row]) -> dict[str, tuple[dict, str]]:
+    """Seed this process's line cache with lines other workers compiled; return the rest.
+
+    The rest is {cache key: (local line cache, line)} for lines nobody shared yet.
+    """
+    missing = {}
+    for _, _, terms, language, use_synonyms, _ in rows:
+        space = stem_space(language)
+        local = line_cache(space, use_synonyms)
+        for line in terms.splitlines():
+            line = line.strip()
+            if line and line not in local:
+                missing[_line_key(space, use_synonyms, line)] = (local, line)
+    keys = list(missing)
+    for start in range(0, len(keys), _CHUNK):
+        for key, value in cache.get_many(keys[start : start + _CHUNK]).items():
+            local, line = missing.pop(key)
+            local[line] = value
+    return missing
+
+
+def _share_lines(unshared: dict[str, tuple[dict, str]]) -> None:
+    """Put the lines this process compiled into the shared cache for other workers."""
+    timeout = int(getattr(settings, "CLIPPING_INDEX_LINE_CACHE_SECONDS", 30 * 86400))
+    ready = {key: local[line] for key, (local, line) in unshared.items() if line in local}
+    keys = list(ready)
+    for start in range(0, len(keys), _CHUNK):
+        cache.set_many({key: ready[key] for key in keys[start : start + _CHUNK]}, timeout=timeout)
+
+
+_shared = SharedIndex()
+
+
+def current_index() -> KeywordIndex:
+    """Return this process's index of every active list, refreshed when due."""
+    return _shared.current()
+
+
+def refresh_index() -> tuple[int, int]:
+    """Bring this process's index up to date now; return (lists added, lists removed)."""
+    return _shared.refresh()

@@ -1,0 +1,72 @@
+"""Keyword lists: what each person wants to be told about."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.urls import reverse
+
+LANGUAGE_CHOICES = [
+    ("en", "English"),
+    ("el", "Greek"),
+    ("ar", "Arabic"),
+    ("da", "Danish"),
+    ("nl", "Dutch"),
+    ("fi", "Finnish"),
+    ("fr", "French"),
+    ("de", "German"),
+    ("hu", "Hungarian"),
+    ("it", "Italian"),
+    ("no", "Norwegian"),
+    ("pt", "Portuguese"),
+    ("ro", "Romanian"),
+    ("ru", "Russian"),
+    ("es", "Spanish"),
+    ("sv", "Swedish"),
+]
+
+
+class KeywordListQuerySet(models.QuerySet["KeywordList"]):
+    def active(self) -> KeywordListQuerySet:
+        return self.filter(active=True)
+
+    def owned_by(self, user: object) -> KeywordListQuerySet:
+        return self.filter(owner=user)
+
+
+class KeywordList(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="keyword_lists"
+    )
+    name = models.CharField(max_length=100)
+    active = models.BooleanField(
+        default=True, help_text="Inactive lists match nothing and send nothing."
+    )
+    language = models.CharField(max_length=8, choices=LANGUAGE_CHOICES, default="en")
+    terms = models.TextField(help_text="One term per line.")
+    use_synonyms = models.BooleanField("match synonyms", default=True)
+    match_all = models.BooleanField("require every term", default=False)
+    mail_enabled = models.BooleanField(
+        "send mail",
+        default=True,
+        help_text="Mail me this list's clips (they always appear on my page).",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = KeywordListQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="unique_list_name_per_owner")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("list_detail", args=[self.pk])
+
+    def term_lines(self) -> list[str]:
+        return [line.strip() for line in self.terms.splitlines() if line.strip()]

@@ -1,0 +1,1 @@
+"""The operator dashboard: crawl charts per site, live crawl progress, the mail queue and retries."""

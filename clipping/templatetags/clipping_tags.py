@@ -1,0 +1,42 @@
+"""Template filters for clips: highlighted summaries, one-line titles and safe links."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django import template
+from django.utils.safestring import SafeString
+
+from clipping import render
+
+register = template.Library()
+
+
+@register.filter
+def highlight(text: str, spans: Sequence[Sequence[object]] | None) -> SafeString:
+    """Escape text and mark the spans."""
+    return render.highlight_html(text or "", spans or [])
+
+
+@register.filter
+def highlight_plain(text: str, spans: Sequence[Sequence[object]] | None) -> str:
+    """Mark the spans of plain text with asterisks."""
+    return render.highlight_text(text or "", spans or [])
+
+
+@register.filter
+def one_line(text: str) -> str:
+    """Collapse white space and drop control characters."""
+    return render.one_line(text or "")
+
+
+@register.filter
+def safe_url(url: str) -> str:
+    """Keep only absolute http(s) URLs."""
+    return render.safe_url(url or "")
+
+
+@register.filter
+def is_unread(clip: object) -> bool:
+    """Tell whether any of the viewer's matches of a clip is unread (needs `my_matches`)."""
+    return any(match.read_at is None for match in getattr(clip, "my_matches", ()))

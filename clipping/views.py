@@ -1,0 +1,190 @@
+"""Pages for people: the dashboard, their keyword lists, their clips, and unsubscribing."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db.models import Exists, OuterRef, Q
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST
+
+from clipping import unsubscribe as unsubscribing
+from clipping.conf import clipping_settings
+from clipping.feeds import clips_with_my_matches
+from clipping.forms import KeywordListForm
+from clipping.models import KeywordList, Match
+from clipping.terms import describe_expansions, parse_terms
+from crawler.models import Site
+
+DASHBOARD_CLIPS = 5
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("dashboard")
+    return render(request, "home.html")
+
+
+@login_required
+def dashboard(request: HttpRequest) -> HttpResponse:
+    lists = KeywordList.objects.owned_by(request.user)
+    latest = clips_with_my_matches(request.user)[:DASHBOARD_CLIPS]
+    return render(request, "clipping/dashboard.html", {"lists": lists, "latest_clips": latest})
+
+
+@login_required
+def list_index(request: HttpRequest) -> HttpResponse:
+    return render(
+        request, "clipping/list_index.html", {"lists": KeywordList.objects.owned_by(request.user)}
+    )
+
+
+@login_required
+def list_create(request: HttpRequest) -> HttpResponse:
+    form = KeywordListForm(request.POST or None, owner=request.user)
+    if request.method == "POST" and form.is_valid():
+        keyword_list = form.save()
+        messages.success(request, f"List “{keyword_list.name}” created.")
+        return redirect(keyword_list)
+    return render(request, "clipping/list_form.html", {"form": form, "creating": True})
+
+
+def _own_list(request: HttpRequest, pk: int) -> KeywordList:
+    return get_object_or_404(KeywordList.objects.owned_by(request.user), pk=pk)
+
+
+@login_required
+def list_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    keyword_list = _own_list(request, pk)
+    expansions = describe_expansions(
+        parse_terms(keyword_list.terms), keyword_list.language, keyword_list.use_synonyms
+    )
+    return render(
+        request, "clipping/list_detail.html", {"list": keyword_list, "expansions": expansions}
+    )
+
+
+@login_required
+def list_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    keyword_list = _own_list(request, pk)
+    form = KeywordListForm(request.POST or None, instance=keyword_list, owner=request.user)
+    if request.method == "POST" and form.is_valid():
+        form.save()
+        messages.success(request, f"List “{keyword_list.name}” saved.")
+        return redirect(keyword_list)
+    return render(
+        request, "clipping/list_form.html", {"form": form, "list": keyword_list, "creating": False}
+    )
+
+
+@login_required
+def list_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    keyword_list = _own_list(request, pk)
+    if request.method == "POST":
+        name = keyword_list.name
+        keyword_list.delete()
+        messages.success(request, f"List “{name}” deleted.")
+        return redirect("list_index")
+    return render(request, "clipping/list_confirm_delete.html", {"list": keyword_list})
+
+
+@login_required
+def clip_index(request: HttpRequest) -> HttpResponse:
+    """My clips: newest first, filtered by list, site and words in titles and summaries."""
+    user = request.user
+    lists = list(KeywordList.objects.owned_by(user))
+    sites = list(
+        Site.objects.filter(Exists(Match.objects.filter(owner=user, clip__site=OuterRef("pk"))))
+    )
+    clips = clips_with_my_matches(user)
+    chosen_list = _choice(request.GET.get("list"), {item.pk: item for item in lists})
+    chosen_site = _choice(request.GET.get("site"), {site.pk: site for site in sites})
+    query = " ".join(request.GET.get("q", "").split())[:200]
+    if chosen_list is not None:
+        clips = clips.filter(
+            Exists(Match.objects.filter(clip=OuterRef("pk"), keyword_list=chosen_list))
+        )
+    if chosen_site is not None:
+        clips = clips.filter(site=chosen_site)
+    if query:
+        in_my_summaries = Match.objects.filter(
+            clip=OuterRef("pk"), owner=user, summary__icontains=query
+        )
+        clips = clips.filter(
+            Q(title__icontains=query) | Q(summary__icontains=query) | Exists(in_my_summaries)
+        )
+    page = Paginator(clips, clipping_settings().page_size).get_page(request.GET.get("page"))
+    filters = {
+        "list": chosen_list.pk if chosen_list else "",
+        "site": chosen_site.pk if chosen_site else "",
+        "q": query,
+    }
+    context = {
+        "page": page,
+        "lists": lists,
+        "sites": sites,
+        "filters": filters,
+        "filtered": bool(chosen_list or chosen_site or query),
+        "feed_url": settings.SITE_URL + reverse("clip_feed", args=[user.feed_token]),
+    }
+    return render(request, "clipping/clip_index.html", context)
+
+
+@login_required
+@require_POST
+def clip_mark_read(request: HttpRequest, pk: int) -> HttpResponse:
+    """Mark one of my clips read."""
+    mine = Match.objects.owned_by(request.user).filter(clip_id=pk)
+    if not mine.exists():
+        raise Http404("No such clip.")
+    mine.filter(read_at__isnull=True).update(read_at=timezone.now())
+    return _back(request)
+
+
+@login_required
+@require_POST
+def clip_mark_all_read(request: HttpRequest) -> HttpResponse:
+    """Mark every clip of mine read."""
+    Match.objects.owned_by(request.user).unread().update(read_at=timezone.now())
+    messages.success(request, "All clips are marked read.")
+    return _back(request)
+
+
+@csrf_exempt  # RFC 8058: mail providers post the one-click form without cookies or a CSRF token
+@require_http_methods(["GET", "POST"])
+def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
+    """GET shows a confirmation form; POST (one-click or that form) stops the mail at once."""
+    try:
+        target = unsubscribing.read_token(token)
+    except unsubscribing.BadToken:
+        return render(request, "clipping/unsubscribe_invalid.html", status=400)
+    except LookupError as exc:
+        raise Http404(str(exc)) from None
+    if request.method == "POST":
+        unsubscribing.stop_mail(target)
+        return render(request, "clipping/unsubscribe_done.html", {"target": target})
+    return render(request, "clipping/unsubscribe_confirm.html", {"target": target})
+
+
+def _choice(raw: str | None, options: dict[int, object]) -> object | None:
+    """Return the option a query parameter names, None if it names none of the user's."""
+    try:
+        return options.get(int(raw or ""))
+    except ValueError:
+        return None
+
+
+def _back(request: HttpRequest) -> HttpResponse:
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(target)
+    return redirect("clip_index")

@@ -1,0 +1,16 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from accounts.views import mailbox
+
+admin.site.site_header = "Webclip administration"
+admin.site.site_title = "Webclip admin"
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("accounts/", include("allauth.urls")),
+    path("account/", include("accounts.urls")),
+    path("mailbox/", mailbox, name="mailbox"),
+    path("ops/", include("clipping.ops.urls")),
+    path("", include("clipping.urls")),
+]

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class CrawlerConfig(AppConfig):
+    name = "crawler"
+    verbose_name = "Crawler"

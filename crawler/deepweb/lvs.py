@@ -1,0 +1,171 @@
+"""The Label Value Set table in memory, and matching form labels against it (HiWE 3.2, 5.3).
+
+An LVS row is a label, its aliases (labels sharing the same value set) and a fuzzy set of
+values with weights in [0, 1]. Labels are compared after HiWE normalisation with rapidfuzz's
+`token_sort_ratio`, which tolerates typing errors (edit distance) and word reordering (the
+words are sorted first): "Type of Company" and "company type" match, so do "Sectoin" and
+"Section". HiWE used a block edit distance for the same two properties.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from rapidfuzz import fuzz, process
+
+from analyzer.text import normalize, stems, tokenize
+
+ADMIN = "admin"
+USERS = "users"
+LEARNED = "learned"
+# Human-supplied values are trusted first, then users' keywords, then what crawling taught.
+SOURCE_ORDER = {ADMIN: 0, USERS: 1, LEARNED: 2}
+
+# The label users' keywords are filed under, and how search boxes tend to be labelled.
+KEYWORD_LABEL = "search"
+KEYWORD_ALIASES = (
+    "keyword",
+    "keywords",
+    "search for",
+    "search terms",
+    "search the site",
+    "search articles",
+    "query",
+    "find",
+    "words",
+    "all words",
+    "any words",
+    "look for",
+    "text",
+    "term",
+    "q",
+    "s",
+)
+
+
+@dataclass(frozen=True)
+class LabelValues:
+    """One LVS row: label, aliases, and values with weights in [0, 1]."""
+
+    label: str
+    values: tuple[tuple[str, float], ...]
+    aliases: tuple[str, ...] = ()
+    source: str = ADMIN
+    row_id: int | None = None
+
+    def __post_init__(self) -> None:
+        for value, weight in self.values:
+            if not 0.0 <= weight <= 1.0:
+                raise ValueError(f"LVS value {value!r} has weight {weight}, not in [0, 1].")
+
+    def weight(self, value: str) -> float | None:
+        """Return the weight of `value` (compared normalised), None if the row lacks it."""
+        wanted = _normal(value, "en")
+        for own, weight in self.values:
+            if _normal(own, "en") == wanted:
+                return weight
+        return None
+
+
+@dataclass(frozen=True)
+class LabelMatch:
+    """The LVS row a form label matched, and how closely (0..1)."""
+
+    row: LabelValues
+    score: float
+    matched: str  # the row's label or alias that matched, normalised
+
+
+def keyword_row(queries: Mapping[str, float], source: str = USERS) -> LabelValues:
+    """Return the LVS row of users' keywords, weights scaled so the heaviest is 1."""
+    top = max(queries.values(), default=0.0)
+    values = tuple(
+        (query, round(weight / top, 6) if top > 0 else 1.0)
+        for query, weight in sorted(queries.items(), key=lambda item: (-item[1], item[0]))
+        if query.strip()
+    )
+    return LabelValues(KEYWORD_LABEL, values, KEYWORD_ALIASES, source)
+
+
+# English function words and form filler ("Enter State", "Select a section"). The general
+# stop list (stopwordsiso, 1,298 words) drops "state", "section", "date", "order" and "name":
+# the very words labels are made of.
+LABEL_STOPWORDS_EN = frozenset(
+    {"a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any",
+     "are", "as", "at", "be", "been", "before", "being", "below", "between", "both", "but",
+     "by", "can", "choose", "could", "did", "do", "does", "doing", "down", "during", "each",
+     "enter", "few", "for", "from", "further", "had", "has", "have", "having", "he", "her",
+     "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself",
+     "just", "me", "more", "most", "my", "no", "nor", "not", "of", "off", "on", "once", "only",
+     "or", "other", "our", "ours", "out", "over", "own", "please", "same", "select", "she",
+     "should", "so", "some", "such", "than", "that", "the", "their", "theirs", "them", "then",
+     "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+     "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+     "why", "will", "with", "would", "you", "your", "yours"}
+)  # fmt: skip
+_TAG = re.compile(r"<[^<>]*>")
+
+
+def normalize_label(text: str, language: str = "en") -> str:
+    """Return a label HiWE-normalised: no tags or entities, lower case, no stop words, stemmed.
+
+    English uses LABEL_STOPWORDS_EN; other languages use the analyzer's normalisation.
+    """
+    if language != "en":
+        return normalize(text, language)
+    tokens = tokenize(html.unescape(_TAG.sub(" ", text)))
+    kept = [t for t in tokens if t not in LABEL_STOPWORDS_EN] or tokens
+    return " ".join(stems(kept, language))
+
+
+@lru_cache(maxsize=4096)
+def _normal(text: str, language: str) -> str:
+    return normalize_label(text, language)
+
+
+def match_label(
+    label: str,
+    rows: Sequence[LabelValues],
+    threshold: float,
+    *,
+    language: str = "en",
+) -> LabelMatch | None:
+    """Return the LVS row whose label or alias best matches `label`, None below `threshold`.
+
+    Ties go to the more trusted source (admin, then users, then learned).
+    """
+    wanted = _normal(label, language)
+    if not wanted:
+        return None
+    choices: dict[tuple[int, str], str] = {}
+    for index, row in enumerate(rows):
+        for name in (row.label, *row.aliases):
+            normal = _normal(name, language)
+            if normal:
+                choices[(index, normal)] = normal
+    found = process.extract(
+        wanted,
+        choices,
+        scorer=fuzz.token_sort_ratio,
+        score_cutoff=threshold * 100,
+        limit=None,
+    )
+    if not found:
+        return None
+    _, score, (index, normal) = max(
+        found, key=lambda hit: (hit[1], -SOURCE_ORDER.get(rows[hit[2][0]].source, 9))
+    )
+    return LabelMatch(rows[index], score / 100, normal)
+
+
+def merge_values(rows: Iterable[LabelValues]) -> dict[str, float]:
+    """Return the union of rows' values, keeping each value's highest weight."""
+    merged: dict[str, float] = {}
+    for row in rows:
+        for value, weight in row.values:
+            merged[value] = max(weight, merged.get(value, 0.0))
+    return merged

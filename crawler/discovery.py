@@ -1,0 +1,159 @@
+"""Discovery of new URLs from sitemaps and RSS/Atom feeds, which the crawler treats as hubs.
+
+Sitemaps come from robots.txt `Sitemap:` lines and /sitemap.xml; feeds from an HTML page's
+`<link rel="alternate" type="application/rss+xml">` (or atom+xml). Parsing is defensive: lxml
+with entities, DTDs and network access off, gzip bodies inflated up to a cap, and anything that
+is not a sitemap or feed gives no URLs rather than an error.
+"""
+
+from __future__ import annotations
+
+import gzip
+import html as html_module
+import io
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urljoin
+
+from lxml import etree
+
+# A sitemap may hold 50,000 URLs and weigh 50 MB uncompressed (sitemaps.org limits).
+MAX_SITEMAP_BYTES = 50 * 1024 * 1024
+MAX_SITEMAP_URLS = 50_000
+
+FEED_TYPES = frozenset(
+    {"application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/feed+json"}
+)
+_LINK_TAG = re.compile(rb"<link\b[^>]*>", re.IGNORECASE)
+_ATTR = re.compile(rb"""([a-zA-Z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""")
+
+
+class DiscoveryError(ValueError):
+    """A sitemap or feed body could not be read (too large, broken compression)."""
+
+
+@dataclass
+class Discovered:
+    """URLs found in one sitemap or feed: pages to crawl, and nested sitemaps to read."""
+
+    kind: str  # "sitemap", "feed" or "" when the body is neither
+    urls: list[str] = field(default_factory=list)
+    sitemaps: list[str] = field(default_factory=list)
+
+
+def parse_sitemap(body: bytes, base_url: str) -> Discovered:
+    """Return the page URLs and nested sitemap URLs of a (possibly gzipped) sitemap."""
+    root = _xml_root(_inflate(body, MAX_SITEMAP_BYTES))
+    if root is None:
+        return Discovered("")
+    name = etree.QName(root).localname.lower()
+    if name not in {"urlset", "sitemapindex"}:
+        return Discovered("")
+    found = Discovered("sitemap")
+    target = found.urls if name == "urlset" else found.sitemaps
+    for loc in root.iter("{*}loc", "loc"):
+        text = (loc.text or "").strip()
+        if text:
+            target.append(urljoin(base_url, text))
+            if len(target) >= MAX_SITEMAP_URLS:
+                break
+    return found
+
+
+def parse_feed(body: bytes, base_url: str) -> Discovered:
+    """Return the item URLs of an RSS 2.0, RSS 1.0 (RDF) or Atom feed."""
+    root = _xml_root(_inflate(body, MAX_SITEMAP_BYTES))
+    if root is None:
+        return Discovered("")
+    name = etree.QName(root).localname.lower()
+    found = Discovered("feed")
+    if name == "feed":  # Atom
+        for entry in root.iter("{*}entry"):
+            href = _atom_entry_link(entry)
+            if href:
+                found.urls.append(urljoin(_xml_base(entry, base_url), href))
+    elif name in {"rss", "rdf"}:
+        for item in root.iter("{*}item", "item"):
+            href = _rss_item_link(item)
+            if href:
+                found.urls.append(urljoin(base_url, href))
+    else:
+        return Discovered("")
+    return found
+
+
+def feed_links(html: bytes | str, base_url: str) -> list[str]:
+    """Return the RSS/Atom feed URLs an HTML page announces with <link rel="alternate">."""
+    data = html.encode("utf-8", "replace") if isinstance(html, str) else html
+    if b"alternate" not in data.lower():
+        return []
+    feeds: list[str] = []
+    for tag in _LINK_TAG.findall(data):
+        attrs = {m[0].lower(): (m[1] or m[2] or m[3]) for m in _ATTR.findall(tag)}
+        rels = attrs.get(b"rel", b"").lower().split()
+        mime = attrs.get(b"type", b"").lower().strip()
+        href = attrs.get(b"href", b"").strip()
+        if b"alternate" in rels and mime.decode("ascii", "replace") in FEED_TYPES and href:
+            url = urljoin(base_url, html_module.unescape(href.decode("utf-8", "replace")))
+            if url not in feeds:
+                feeds.append(url)
+    return feeds
+
+
+def _atom_entry_link(entry: etree._Element) -> str:
+    fallback = ""
+    for link in entry.iter("{*}link"):
+        rel = (link.get("rel") or "alternate").lower()
+        href = (link.get("href") or "").strip()
+        if rel == "alternate" and href:
+            return href
+        fallback = fallback or href
+    return fallback
+
+
+def _rss_item_link(item: etree._Element) -> str:
+    for child in item:
+        if etree.QName(child).localname == "link" and (child.text or "").strip():
+            return (child.text or "").strip()
+    for child in item:
+        if etree.QName(child).localname == "guid" and (
+            child.get("isPermaLink", "true").lower() == "true"
+        ):
+            text = (child.text or "").strip()
+            if text.startswith(("http://", "https://")):
+                return text
+    about = item.get("{http://www.w3.org/1999/02/22-rdf-syntax-ns#}about", "")
+    return about.strip()
+
+
+def _xml_base(element: etree._Element, base_url: str) -> str:
+    base = element.get("{http://www.w3.org/XML/1998/namespace}base")
+    return urljoin(base_url, base) if base else base_url
+
+
+def _xml_root(data: bytes) -> etree._Element | None:
+    # No entities, no DTD loading, no network: a hostile feed cannot expand or reach out.
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=True
+    )
+    try:
+        root = etree.fromstring(data.lstrip(), parser=parser)
+    except etree.XMLSyntaxError:
+        return None
+    return root
+
+
+def _inflate(body: bytes, limit: int) -> bytes:
+    """Return the body, gunzipped if it is a gzip file, refusing more than `limit` bytes."""
+    if not body.startswith(b"\x1f\x8b"):
+        return body
+    out = io.BytesIO()
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(body)) as stream:
+            while chunk := stream.read(64 * 1024):
+                out.write(chunk)
+                if out.tell() > limit:
+                    raise DiscoveryError(f"The gzipped document inflates past {limit} bytes.")
+    except (OSError, EOFError) as exc:
+        raise DiscoveryError(f"Broken gzip data: {exc}") from exc
+    return out.getvalue()

@@ -1,0 +1,360 @@
+"""The fetcher: one async HTTP client, polite, capped, SSRF-guarded, never raising on the web."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit
+
+import aiohttp
+import yarl
+
+from crawler.fetch.body import ACCEPT_ENCODING, ACCEPT_HEADER, BodyError
+from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
+from crawler.fetch.politeness import Clock, Deferred, HostGate, SystemClock, parse_retry_after
+from crawler.fetch.reading import REDIRECT_STATUSES, read_response
+from crawler.fetch.result import FetchError, FetchResult, failure
+from crawler.fetch.robots import RobotsCache, RobotsRules, origin_of, rules_from
+from crawler.fetch.ssrf import Resolver, VettingResolver, host_refusal, refusal_in, system_resolve
+
+BACKOFF_STATUSES = frozenset({429, 503})
+# A robots.txt failure of these kinds is the page's failure too (others mean "disallowed").
+_PASSED_ON = frozenset({"ssrf", "connection", "timeout", "url", "backoff"})
+# Outcomes that say nothing about the file itself, so they are not cached.
+_NOT_CACHED = frozenset({"ssrf", "backoff"})
+
+
+class Fetcher:
+    """Fetch pages and robots.txt files politely; one per crawl process, used as `async with`.
+
+    Every failure comes back as `FetchResult.error`; only programming errors raise.
+    """
+
+    def __init__(
+        self,
+        policy: FetchPolicy | None = None,
+        *,
+        resolver: Resolver | None = None,
+        clock: Clock | None = None,
+    ) -> None:
+        self.policy = policy or policy_from_settings()
+        self.resolver = resolver or system_resolve
+        self.clock = clock or SystemClock()
+        self.gate = HostGate(self.clock)
+        self.robots_cache = RobotsCache(self.policy.robots_ttl, self.policy.robots_error_ttl)
+        # One session per address rule set: the resolver inside the connector enforces it.
+        self._sessions: dict[tuple[bool, tuple[str, ...]], aiohttp.ClientSession] = {}
+        self._in_flight: asyncio.Semaphore | None = None
+        self._robots_locks: dict[str, asyncio.Lock] = {}
+
+    async def __aenter__(self) -> Fetcher:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the HTTP sessions and their pooled connections."""
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            await session.close()
+
+    async def fetch(
+        self,
+        url: str,
+        rules: SiteRules | None = None,
+        *,
+        etag: str | None = None,
+        last_modified: str | None = None,
+    ) -> FetchResult:
+        """Fetch `url` (GET, conditional when `etag`/`last_modified` are given)."""
+        headers: dict[str, str] = {}
+        if etag:
+            headers["If-None-Match"] = etag
+        if last_modified:
+            headers["If-Modified-Since"] = last_modified
+        return await self._follow(
+            url,
+            rules or SiteRules(),
+            headers,
+            cap=self.policy.max_body_bytes,
+            for_robots=False,
+        )
+
+    async def post(
+        self, url: str, data: Sequence[tuple[str, str]], rules: SiteRules | None = None
+    ) -> FetchResult:
+        """Submit a form body to `url` (POST, form-urlencoded) under the same checks as fetch.
+
+        For hidden-web search forms (crawler.deepweb), which never change state. A 301, 302
+        or 303 answer is followed with GET and no body, as browsers do.
+        """
+        headers = {"Content-Type": "application/x-www-form-urlencoded"}
+        return await self._follow(
+            url,
+            rules or SiteRules(),
+            headers,
+            cap=self.policy.max_body_bytes,
+            for_robots=False,
+            method="POST",
+            body=urlencode(list(data)).encode(),
+        )
+
+    async def robots(self, url: str, rules: SiteRules | None = None) -> RobotsRules:
+        """Return the robots.txt rules for `url`'s origin, fetched at most once per TTL."""
+        rules = rules or SiteRules()
+        origin = origin_of(url)
+        lock = self._robots_locks.setdefault(origin, asyncio.Lock())
+        async with lock:  # concurrent fetches of one origin share one robots.txt request
+            cached = self.robots_cache.get(origin, self.clock.monotonic())
+            if cached is not None:
+                return cached
+            result = await self._follow(
+                f"{origin}/robots.txt",
+                rules,
+                {},
+                cap=self.policy.robots_max_bytes,
+                for_robots=True,
+            )
+            found = rules_from(
+                origin, self.policy.robots_token, result, self.policy.robots_max_bytes
+            )
+            if found.error_kind not in _NOT_CACHED:
+                self.robots_cache.put(found, self.clock.monotonic())
+            return found
+
+    async def _follow(
+        self,
+        url: str,
+        rules: SiteRules,
+        headers: dict[str, str],
+        *,
+        cap: int,
+        for_robots: bool,
+        method: str = "GET",
+        body: bytes | None = None,
+    ) -> FetchResult:
+        """Fetch `url`, checking every redirect hop as if it were a new URL."""
+        budget = self.policy.total_timeout
+        redirects: list[str] = []
+        current = url
+        for _ in range(self.policy.max_redirects + 1):
+            refused = check_url(current, rules)
+            if refused is not None:
+                return _located(failure(url, refused.kind, refused.message), current, redirects)
+            delay = rules.crawl_delay
+            if rules.obey_robots and not for_robots:
+                asked = time.monotonic()
+                robots = await self.robots(current, rules)
+                # A slow robots.txt counts against this fetch's deadline too.
+                budget -= time.monotonic() - asked
+                if robots.error_kind in _PASSED_ON:
+                    # The host itself is unusable; saying "robots" would hide why.
+                    message = f"robots.txt: {robots.unreachable}"
+                    return _located(
+                        failure(url, robots.error_kind, message),
+                        current,
+                        redirects,  # type: ignore[arg-type]
+                    )
+                if not robots.allows(current):
+                    why = robots.unreachable or "disallowed by robots.txt"
+                    return _located(failure(url, "robots", why), current, redirects)
+                if robots.crawl_delay is not None:
+                    delay = max(delay, min(robots.crawl_delay, self.policy.max_crawl_delay))
+            result = await self._attempts(
+                current, rules, headers, delay, budget, cap, for_robots, method=method, body=body
+            )
+            budget -= result.elapsed
+            if result.error is not None or result.status not in REDIRECT_STATUSES:
+                return _located(result, current, redirects, original=url)
+            location = result.headers.get("location", "").strip()
+            if not location:
+                result.error = FetchError("redirects", f"HTTP {result.status} without Location")
+                return _located(result, current, redirects, original=url)
+            redirects.append(current)
+            current = _without_fragment(urljoin(current, location))
+            if method == "POST" and result.status in {301, 302, 303}:
+                method, body = "GET", None
+                headers = {k: v for k, v in headers.items() if k != "Content-Type"}
+        return _located(
+            failure(url, "redirects", f"more than {self.policy.max_redirects} redirects"),
+            current,
+            redirects,
+        )
+
+    async def _attempts(
+        self,
+        url: str,
+        rules: SiteRules,
+        headers: dict[str, str],
+        delay: float,
+        budget: float,
+        cap: int,
+        truncate: bool,
+        *,
+        method: str = "GET",
+        body: bytes | None = None,
+    ) -> FetchResult:
+        """Ask one URL, waiting and retrying while the host answers 429/503 with a short wait."""
+        host = (urlsplit(url).hostname or "").lower()
+        policy = self.policy
+        elapsed = 0.0
+        for attempt in range(policy.retries + 1):
+            try:
+                async with self.gate.slot(host, delay, policy.max_retry_wait), self._slot():
+                    result = await self._exchange(
+                        url, rules, headers, budget - elapsed, cap, truncate, method, body
+                    )
+            except Deferred as deferred:
+                return failure(url, "backoff", str(deferred), retry_after=deferred.wait)
+            elapsed += result.elapsed
+            result.elapsed = elapsed
+            if result.status not in BACKOFF_STATUSES:
+                self.gate.clear(host)
+                return result
+            asked = parse_retry_after(result.headers.get("retry-after"), self.clock.time())
+            wait = self.gate.defer(host, asked, policy.backoff_base, policy.max_backoff)
+            assert result.error is not None
+            result.error = FetchError("http", result.error.message, retry_after=wait)
+            if attempt == policy.retries or wait > policy.max_retry_wait:
+                return result
+        raise AssertionError("unreachable")  # the loop always returns
+
+    @asynccontextmanager
+    async def _slot(self) -> AsyncIterator[None]:
+        if self._in_flight is None:
+            self._in_flight = asyncio.Semaphore(self.policy.concurrency)
+        async with self._in_flight:
+            yield
+
+    async def _session(self, rules: SiteRules) -> aiohttp.ClientSession:
+        key = (rules.allow_private_network, rules.allowed_networks)
+        session = self._sessions.get(key)
+        if session is None or session.closed:
+            resolver = VettingResolver(
+                self.resolver,
+                allow_private=rules.allow_private_network,
+                allowed=rules.allowed_networks,
+            )
+            connector = aiohttp.TCPConnector(
+                resolver=resolver,
+                use_dns_cache=False,  # every new connection is resolved and vetted afresh
+                limit=self.policy.concurrency,
+                limit_per_host=0,  # the host gate already allows one request per host
+            )
+            session = aiohttp.ClientSession(
+                connector=connector,
+                auto_decompress=False,  # CappedDecoder inflates under the cap
+                cookie_jar=aiohttp.DummyCookieJar(),  # stateless: no session-id traps
+                trust_env=False,  # a proxy would connect to addresses we never vetted
+                headers={
+                    "User-Agent": self.policy.user_agent,
+                    "Accept": ACCEPT_HEADER,
+                    "Accept-Encoding": ACCEPT_ENCODING,
+                },
+            )
+            self._sessions[key] = session
+        return session
+
+    async def _exchange(
+        self,
+        url: str,
+        rules: SiteRules,
+        headers: dict[str, str],
+        budget: float,
+        cap: int,
+        truncate: bool,
+        method: str = "GET",
+        body: bytes | None = None,
+    ) -> FetchResult:
+        """Make one request and read its answer within the remaining total budget."""
+        policy = self.policy
+        timeout = aiohttp.ClientTimeout(
+            total=None, sock_connect=policy.connect_timeout, sock_read=policy.read_timeout
+        )
+        session = await self._session(rules)
+        started = time.monotonic()
+        try:
+            if budget <= 0:
+                raise TimeoutError
+            async with asyncio.timeout(budget):
+                async with session.request(
+                    method, url, headers=headers, data=body, allow_redirects=False, timeout=timeout
+                ) as response:
+                    result = await read_response(url, response, cap, truncate)
+        except TimeoutError as exc:
+            result = failure(url, "timeout", _timeout_message(exc, policy))
+        except BodyError as exc:
+            result = failure(url, exc.kind, str(exc))  # type: ignore[arg-type]
+        except (aiohttp.InvalidURL, ValueError) as exc:
+            result = failure(url, "url", f"invalid URL: {exc}")
+        except (aiohttp.ClientError, OSError) as exc:
+            refused = refusal_in(exc)
+            if refused is not None:
+                result = failure(url, "ssrf", str(refused))
+            else:
+                result = failure(url, "connection", f"{type(exc).__name__}: {exc}")
+        result.elapsed = time.monotonic() - started
+        return result
+
+
+def check_url(url: str, rules: SiteRules) -> FetchError | None:
+    """Return why `url` may not be requested at all (scheme, syntax, SSRF by spelling)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+        # The host as the HTTP client will see it: IDNA folds "①②⑦.⓪.⓪.①" or
+        # "127。0。0。1" into 127.0.0.1, an IP literal the client connects to without asking
+        # any resolver, so that spelling must be vetted too.
+        client_host = yarl.URL(url).raw_host or ""
+    except (ValueError, UnicodeError) as exc:
+        return FetchError("url", f"invalid URL: {exc}")
+    if parts.scheme not in {"http", "https"}:
+        return FetchError("url", f"scheme {parts.scheme!r} is not http or https")
+    if not parts.hostname or not client_host:
+        return FetchError("url", "URL has no host")
+    if not rules.allow_private_network:
+        for host in dict.fromkeys((parts.hostname, client_host)):
+            try:
+                reason = host_refusal(host, rules.allowed_networks)
+            except ValueError as exc:  # a bad allowed_networks entry: refuse rather than guess
+                return FetchError("ssrf", f"bad allowed network: {exc}")
+            if reason:
+                return FetchError("ssrf", reason)
+    return None
+
+
+def _located(
+    result: FetchResult, final_url: str, redirects: list[str], original: str | None = None
+) -> FetchResult:
+    if original is not None:
+        result.url = original
+    result.final_url = final_url
+    result.redirects = list(redirects)
+    return result
+
+
+def _without_fragment(url: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(fragment=""))
+
+
+def _timeout_message(exc: BaseException, policy: FetchPolicy) -> str:
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
+        return f"no connection within {policy.connect_timeout:g} s"
+    if isinstance(exc, aiohttp.SocketTimeoutError):
+        return f"server silent for {policy.read_timeout:g} s"
+    return f"no complete answer within the {policy.total_timeout:g} s total deadline"
+
+
+def fetch_url(url: str, rules: SiteRules | None = None, **options: Any) -> FetchResult:
+    """Fetch one URL from synchronous code (manage.py fetch); `options` go to Fetcher."""
+
+    async def run() -> FetchResult:
+        async with Fetcher(**options) as fetcher:
+            return await fetcher.fetch(url, rules)
+
+    return asyncio.run(run())

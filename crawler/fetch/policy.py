@@ -1,0 +1,111 @@
+"""Fetching limits (global, from settings) and per-site rules (from a Site or given)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any
+
+DEFAULT_USER_AGENT = "WebclipBot/0.1 (+https://example.invalid/bot)"
+MIB = 1024 * 1024
+
+# Django setting name -> FetchPolicy field; read only by policy_from_settings().
+SETTING_NAMES = {
+    "CRAWLER_USER_AGENT": "user_agent",
+    "CRAWLER_CONCURRENCY": "concurrency",
+    "CRAWLER_MAX_BODY_BYTES": "max_body_bytes",
+    "CRAWLER_CONNECT_TIMEOUT": "connect_timeout",
+    "CRAWLER_READ_TIMEOUT": "read_timeout",
+    "CRAWLER_TOTAL_TIMEOUT": "total_timeout",
+    "CRAWLER_MAX_REDIRECTS": "max_redirects",
+    "CRAWLER_ROBOTS_TTL": "robots_ttl",
+    "CRAWLER_RETRIES": "retries",
+    "CRAWLER_MAX_RETRY_WAIT": "max_retry_wait",
+    "CRAWLER_MAX_CRAWL_DELAY": "max_crawl_delay",
+    "CRAWLER_CHROMIUM_PATH": "chromium_path",
+    "CRAWLER_RENDER_TIMEOUT": "render_timeout",
+    "CRAWLER_RENDER_CONCURRENCY": "render_concurrency",
+}
+
+
+@dataclass(frozen=True)
+class FetchPolicy:
+    """Limits every fetch obeys; one policy serves every site."""
+
+    user_agent: str = DEFAULT_USER_AGENT
+    concurrency: int = 16  # requests in flight over all hosts
+    max_body_bytes: int = 5 * MIB  # after decompression
+    connect_timeout: float = 10.0
+    read_timeout: float = 15.0  # longest silence between two reads
+    total_timeout: float = 30.0  # whole fetch on the network, redirects included
+    max_redirects: int = 5
+    robots_max_bytes: int = 500 * 1024  # RFC 9309: parse at least the first 500 KiB
+    robots_ttl: float = 24 * 3600.0  # RFC 9309: cache at most 24 h
+    robots_error_ttl: float = 600.0  # a 5xx/unreachable robots.txt is asked again sooner
+    retries: int = 2  # extra attempts after a 429/503 whose wait is short
+    max_retry_wait: float = 60.0  # longer waits end the fetch with a "backoff" error
+    backoff_base: float = 5.0  # first wait after a 429/503 without Retry-After, then doubled
+    max_backoff: float = 3600.0  # cap on Retry-After and on our own backoff
+    max_crawl_delay: float = 60.0  # cap on a robots.txt Crawl-delay
+    chromium_path: str = "/usr/bin/chromium"  # Debian's Chromium, driven by Playwright
+    render_timeout: float = 20.0  # whole render of one page, redirects included
+    render_settle: float = 3.0  # longest wait for the network to go quiet after "load"
+    render_concurrency: int = 2  # pages rendered at once per worker process
+
+    @property
+    def robots_token(self) -> str:
+        """Return the product token robots.txt groups are matched against."""
+        return self.user_agent.split("/", 1)[0].split()[0]
+
+
+@dataclass(frozen=True)
+class SiteRules:
+    """What one site allows: its delay, whether robots.txt applies, private addresses."""
+
+    crawl_delay: float = 1.0
+    obey_robots: bool = True
+    allow_private_network: bool = False
+    # Networks reachable even without allow_private_network ("10.1.2.0/24", "192.168.1.5").
+    allowed_networks: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, site: Any) -> SiteRules:
+        """Read the rules from a Site (or any object with the same attribute names)."""
+        return cls(
+            crawl_delay=float(getattr(site, "crawl_delay", cls.crawl_delay)),
+            obey_robots=bool(getattr(site, "obey_robots", cls.obey_robots)),
+            allow_private_network=bool(
+                getattr(site, "allow_private_network", cls.allow_private_network)
+            ),
+            allowed_networks=tuple(getattr(site, "allowed_networks", None) or ()),
+        )
+
+
+def policy_from_settings(**overrides: Any) -> FetchPolicy:
+    """Build the policy from Django settings (CRAWLER_*), or defaults when Django is absent."""
+    values: dict[str, Any] = {}
+    try:
+        from django.conf import settings
+
+        configured = settings.configured
+    except ImportError:  # the fetcher also works as a plain library
+        configured = False
+    if configured:
+        types = {f.name: f.type for f in fields(FetchPolicy)}
+        for setting, name in SETTING_NAMES.items():
+            value = getattr(settings, setting, None)
+            if value is not None:
+                values[name] = _coerce(types[name], value, setting, zero_ok=name == "retries")
+    values.update(overrides)
+    return FetchPolicy(**values)
+
+
+def _coerce(type_name: Any, value: Any, setting: str, *, zero_ok: bool) -> Any:
+    # Field types are strings under `from __future__ import annotations`.
+    caster = {"str": str, "int": int, "float": float}[str(type_name)]
+    try:
+        result = caster(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{setting} must be {type_name}, got {value!r}") from None
+    if caster is not str and (result < 0 or (result == 0 and not zero_ok)):
+        raise ValueError(f"{setting} must be {'>= 0' if zero_ok else '> 0'}, got {value!r}")
+    return result

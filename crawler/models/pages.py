@@ -1,0 +1,164 @@
+"""Pages a crawler has seen, their stored versions, and the links between them (the web graph)."""
+
+from __future__ import annotations
+
+import zlib
+from datetime import datetime
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class PageQuerySet(models.QuerySet["Page"]):
+    def unfetched(self) -> PageQuerySet:
+        """Pages discovered but never visited: the frontier of new URLs."""
+        return self.filter(last_fetched_at__isnull=True)
+
+    def fetched(self) -> PageQuerySet:
+        return self.filter(last_fetched_at__isnull=False)
+
+    def due(self, now: datetime) -> PageQuerySet:
+        """Known pages whose adaptive revisit time has come."""
+        return self.fetched().filter(next_visit_at__lte=now)
+
+    def hubs(self) -> PageQuerySet:
+        """Pages that lead to new URLs: seeds, feeds, sitemaps and analyzer-detected hubs."""
+        return self.filter(Q(kind=Page.Kind.HUB) | ~Q(role=Page.Role.PAGE))
+
+
+class Page(models.Model):
+    """One canonical URL of a site, fetched or only discovered."""
+
+    class Kind(models.TextChoices):
+        INFORMATION = "information", "Information page"
+        HUB = "hub", "Hub page"
+
+    class Role(models.TextChoices):
+        PAGE = "page", "Page"
+        SEED = "seed", "Seed"
+        FEED = "feed", "RSS/Atom feed"
+        SITEMAP = "sitemap", "Sitemap"
+
+    site = models.ForeignKey("crawler.Site", on_delete=models.CASCADE, related_name="pages")
+    url = models.CharField(max_length=2083)
+    role = models.CharField(max_length=10, choices=Role.choices, default=Role.PAGE)
+    depth = models.PositiveSmallIntegerField(default=0, help_text="Links followed from a seed.")
+    first_seen_at = models.DateTimeField(default=timezone.now)
+    last_fetched_at = models.DateTimeField(
+        null=True, blank=True, help_text="Last attempt, successful or not."
+    )
+    last_changed_at = models.DateTimeField(null=True, blank=True)
+    next_visit_at = models.DateTimeField(null=True, blank=True)
+    status = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="HTTP status of the last fetch."
+    )
+    error = models.CharField(
+        max_length=300, blank=True, help_text="Why the last fetch failed or was skipped."
+    )
+    failures = models.PositiveSmallIntegerField(default=0, help_text="Failed fetches in a row.")
+    etag = models.CharField(max_length=500, blank=True)
+    last_modified = models.CharField(max_length=100, blank=True)
+    content_type = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=12, choices=Kind.choices, blank=True)
+    title = models.CharField(max_length=500, blank=True)
+    fetch_count = models.PositiveIntegerField(default=0)
+    change_count = models.PositiveIntegerField(default=0)
+    # Recent revisits, oldest first: [seconds since the previous visit, whether it had changed].
+    revisit_history = models.JSONField(default=list, blank=True)
+    change_rate = models.FloatField(null=True, blank=True, help_text="Estimated changes per day.")
+
+    objects = PageQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["site", "url"]
+        constraints = [
+            models.UniqueConstraint(fields=["site", "url"], name="crawler_page_unique_url")
+        ]
+        indexes = [
+            models.Index(
+                fields=["site", "depth", "id"],
+                condition=Q(last_fetched_at__isnull=True),
+                name="crawler_page_frontier",
+            ),
+            models.Index(fields=["site", "next_visit_at"], name="crawler_page_next_visit"),
+        ]
+
+    def __str__(self) -> str:
+        return self.url
+
+    def latest_version(self) -> PageVersion | None:
+        return self.versions.order_by("-fetched_at", "-id").first()
+
+
+class PageVersion(models.Model):
+    """The content of a page as fetched once; a new row only when the content hash changes."""
+
+    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="versions")
+    run = models.ForeignKey(
+        "crawler.CrawlRun",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="versions",
+    )
+    fetched_at = models.DateTimeField(default=timezone.now)
+    status = models.PositiveSmallIntegerField(default=200)
+    content_hash = models.CharField(max_length=64, help_text="SHA-256 of the stored body.")
+    source_hash = models.CharField(
+        max_length=64,
+        blank=True,
+        help_text="SHA-256 of the HTML as served, when the body was rendered from it.",
+    )
+    content_type = models.CharField(max_length=200, blank=True)
+    encoding = models.CharField(max_length=40, blank=True)
+    # zlib-compressed body; emptied (None) for versions beyond the retention setting.
+    body = models.BinaryField(null=True, blank=True, editable=False)
+    body_size = models.PositiveIntegerField(default=0, help_text="Uncompressed bytes.")
+    rendered = models.BooleanField(default=False, help_text="Body is the DOM rendered by Chromium.")
+    title = models.CharField(max_length=500, blank=True)
+    kind = models.CharField(max_length=12, choices=Page.Kind.choices, blank=True)
+    has_information = models.BooleanField(
+        default=False, help_text="The analyzer found informational areas."
+    )
+    analysis = models.JSONField(
+        default=dict, blank=True, help_text="Summary of the analyzer's result."
+    )
+
+    class Meta:
+        ordering = ["-fetched_at", "-id"]
+        indexes = [models.Index(fields=["page", "-fetched_at"], name="crawler_version_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.page.url} @ {self.fetched_at:%Y-%m-%d %H:%M}"
+
+    def set_body(self, data: bytes) -> None:
+        self.body = zlib.compress(data, 6)
+        self.body_size = len(data)
+
+    def raw_body(self) -> bytes | None:
+        """Return the uncompressed body, or None if retention pruned it."""
+        if self.body is None:
+            return None
+        return zlib.decompress(bytes(self.body))
+
+
+class Link(models.Model):
+    """A link from a fetched page, with the analyzer area that holds it."""
+
+    from_page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="out_links")
+    target_url = models.CharField(max_length=2083)
+    target_page = models.ForeignKey(
+        Page, on_delete=models.SET_NULL, null=True, blank=True, related_name="in_links"
+    )
+    anchor = models.CharField(max_length=500, blank=True)
+    area_path = models.CharField(
+        max_length=500, blank=True, help_text="DOM path of the area holding the link."
+    )
+    area_kind = models.CharField(max_length=12, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["from_page"], name="crawler_link_from")]
+
+    def __str__(self) -> str:
+        return f"{self.from_page_id} -> {self.target_url}"

@@ -1,0 +1,80 @@
+"""Crawl runs: one row per crawl of a site, also the claim that stops two crawls at once."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+RUN_COUNTERS = (
+    "fetched",
+    "new",
+    "changed",
+    "unchanged",
+    "errors",
+    "robots_skipped",
+    "rendered",
+    "relevant",
+)
+
+
+class CrawlRunQuerySet(models.QuerySet["CrawlRun"]):
+    def running(self) -> CrawlRunQuerySet:
+        return self.filter(finished_at__isnull=True)
+
+    def finished(self) -> CrawlRunQuerySet:
+        return self.filter(finished_at__isnull=False)
+
+
+class CrawlRun(models.Model):
+    """One crawl of a site with its counters and the reason it stopped."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+        FAILED = "failed", "Failed"
+        INTERRUPTED = "interrupted", "Interrupted"
+
+    site = models.ForeignKey("crawler.Site", on_delete=models.CASCADE, related_name="runs")
+    strategy = models.CharField(max_length=20)
+    status = models.CharField(max_length=12, choices=Status.choices, default=Status.RUNNING)
+    started_at = models.DateTimeField(default=timezone.now)
+    heartbeat_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    worker = models.CharField(
+        max_length=200, blank=True, help_text="host:pid of the process running it."
+    )
+    page_budget = models.PositiveIntegerField(default=0)
+    fetched = models.PositiveIntegerField(default=0)
+    new = models.PositiveIntegerField(default=0)
+    changed = models.PositiveIntegerField(default=0)
+    unchanged = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(default=0)
+    robots_skipped = models.PositiveIntegerField(default=0)
+    rendered = models.PositiveIntegerField(default=0)
+    relevant = models.PositiveIntegerField(
+        default=0, help_text="Pages the strategy accepted (information pages)."
+    )
+    stop_reason = models.CharField(max_length=40, blank=True)
+    error = models.TextField(blank=True)
+
+    objects = CrawlRunQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+        get_latest_by = "started_at"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["site"],
+                condition=Q(finished_at__isnull=True),
+                name="crawler_one_running_crawl_per_site",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.site} run {self.pk} ({self.status})"
+
+    @property
+    def harvest_rate(self) -> float | None:
+        """Accepted pages per fetched page (xCrawl's harvest rate), None before any fetch."""
+        return self.relevant / self.fetched if self.fetched else None

@@ -1,0 +1,111 @@
+"""Browser rendering for JavaScript sites: Debian's Chromium driven by Playwright.
+
+    renderer = await open_renderer()            # the process's one browser, started
+    page = await renderer.render(url, SiteRules.of(site), site.host_list())
+    if page.error: record(page.error.kind, page.error.message)
+    else: analyze(page.body, page.final_url)
+
+Each page gets a fresh context; images, media and fonts are not loaded; dialogs are
+dismissed; requests off the site's hosts are refused; every other request is made by our
+own client through the SSRF guard (`crawler.render.relay`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
+from crawler.fetch.ssrf import Resolver, system_resolve
+from crawler.render.host import HOST, BrowserHost
+from crawler.render.page import PageRequest, RenderedPage, render_page
+from crawler.render.shell import needs_rendering
+
+__all__ = [
+    "PageRequest",
+    "RenderedPage",
+    "Renderer",
+    "close_browser",
+    "needs_rendering",
+    "open_renderer",
+    "render_url",
+]
+
+
+class Renderer:
+    """Render pages in the process's shared Chromium; usable from any event loop."""
+
+    def __init__(
+        self,
+        policy: FetchPolicy | None = None,
+        *,
+        resolver: Resolver | None = None,
+        host: BrowserHost | None = None,
+    ) -> None:
+        self.policy = policy or policy_from_settings()
+        self.resolver = resolver or system_resolve
+        self.host = host or HOST
+
+    async def start(self) -> Renderer:
+        """Launch the browser now rather than on the first render."""
+        await self.host.call(self.host.browser(self.policy))
+        return self
+
+    async def render(
+        self,
+        url: str,
+        rules: SiteRules | None = None,
+        allowed_hosts: Iterable[str] = (),
+        *,
+        timeout: float | None = None,
+    ) -> RenderedPage:
+        """Render `url`; `allowed_hosts` defaults to the URL's own host."""
+        return await self.host.call(
+            self._render(url, rules or SiteRules(), tuple(allowed_hosts), timeout)
+        )
+
+    def render_sync(
+        self,
+        url: str,
+        rules: SiteRules | None = None,
+        allowed_hosts: Iterable[str] = (),
+        *,
+        timeout: float | None = None,
+    ) -> RenderedPage:
+        """Render `url` from synchronous code (a Celery task, a management command)."""
+        coro = self._render(url, rules or SiteRules(), tuple(allowed_hosts), timeout)
+        return self.host.submit(coro).result()
+
+    async def close(self) -> None:
+        """Release this handle; the shared browser stays up for the next render."""
+        return None
+
+    async def _render(
+        self, url: str, rules: SiteRules, hosts: tuple[str, ...], timeout: float | None
+    ) -> RenderedPage:
+        async with self.host.page_slots(self.policy):
+            browser = await self.host.browser(self.policy)
+            return await render_page(
+                browser, url, rules, hosts, self.policy, self.resolver, timeout
+            )
+
+
+async def open_renderer(
+    policy: FetchPolicy | None = None, *, resolver: Resolver | None = None
+) -> Renderer:
+    """Return a started Renderer on the process's shared browser."""
+    return await Renderer(policy, resolver=resolver).start()
+
+
+def render_url(
+    url: str,
+    rules: SiteRules | None = None,
+    allowed_hosts: Iterable[str] = (),
+    **options: object,
+) -> RenderedPage:
+    """Render one URL from synchronous code; `options` go to Renderer (policy, resolver)."""
+    return Renderer(**options).render_sync(url, rules, allowed_hosts)  # type: ignore[arg-type]
+
+
+def close_browser() -> None:
+    """Shut the process's browser down (it restarts on the next render)."""
+    HOST.shutdown()

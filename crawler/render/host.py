@@ -1,0 +1,114 @@
+"""One Chromium per worker process, on its own thread and event loop, shared by every caller.
+
+A Playwright browser belongs to the event loop that launched it, while crawl runs and Celery
+tasks each bring their own loop (or none). So the browser lives on a private loop in a daemon
+thread; callers submit coroutines to it and await the result from wherever they are. After a
+fork (Celery prefork) the child starts its own thread and browser on first use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import contextlib
+import os
+import threading
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+from playwright.async_api import Browser, Playwright, async_playwright
+
+from crawler.fetch.policy import FetchPolicy
+
+T = TypeVar("T")
+
+CHROMIUM_ARGS = (
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-gpu",
+)
+
+
+class BrowserHost:
+    """Own the process's browser thread, loop, Playwright driver and Chromium."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid = 0
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._launching: asyncio.Lock | None = None
+        self._pages: asyncio.Semaphore | None = None
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run `coro` on the browser loop; return a thread-safe future of its result."""
+        return asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())
+
+    async def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Await `coro` on the browser loop from any other event loop."""
+        return await asyncio.wrap_future(self.submit(coro))
+
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            alive = self._thread is not None and self._thread.is_alive()
+            if self._loop is None or self._pid != os.getpid() or not alive:
+                # A forked child inherits the parent's objects but not its thread: start over.
+                self._playwright = self._browser = None
+                self._launching = self._pages = None
+                self._loop = asyncio.new_event_loop()
+                self._thread = threading.Thread(
+                    target=self._loop.run_forever, name="webclip-browser", daemon=True
+                )
+                self._thread.start()
+                self._pid = os.getpid()
+            return self._loop
+
+    async def browser(self, policy: FetchPolicy) -> Browser:
+        """Return the running Chromium, launching (or relaunching after a crash) as needed."""
+        if self._launching is None:
+            self._launching = asyncio.Lock()
+        async with self._launching:
+            if self._browser is None or not self._browser.is_connected():
+                if self._playwright is None:
+                    self._playwright = await async_playwright().start()
+                self._browser = await self._playwright.chromium.launch(
+                    executable_path=policy.chromium_path, headless=True, args=list(CHROMIUM_ARGS)
+                )
+            return self._browser
+
+    def page_slots(self, policy: FetchPolicy) -> asyncio.Semaphore:
+        """Return the semaphore that caps pages rendered at once (on the browser loop)."""
+        if self._pages is None:
+            self._pages = asyncio.Semaphore(policy.render_concurrency)
+        return self._pages
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Close Chromium and the driver, then stop the thread (atexit, tests)."""
+        with self._lock:
+            loop, thread = self._loop, self._thread
+            if loop is None or thread is None or not thread.is_alive() or self._pid != os.getpid():
+                return
+        future = asyncio.run_coroutine_threadsafe(self._close(), loop)
+        with contextlib.suppress(Exception):  # best effort: the process is going away
+            future.result(timeout)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout)
+        with self._lock:
+            self._loop = self._thread = None
+
+    async def _close(self) -> None:
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
+        if browser is not None:
+            await browser.close()
+        if playwright is not None:
+            await playwright.stop()
+
+
+HOST = BrowserHost()
+atexit.register(HOST.shutdown)

@@ -1,0 +1,178 @@
+"""The browser's network: every request a rendered page makes goes through our own client.
+
+Chromium never opens a connection itself. The route handler hands each request here; the
+relay checks the URL (scheme, allowed hosts, SSRF by spelling), connects through the same
+vetting resolver as the fetcher (resolve once, connect to the vetted address), caps the body,
+and the handler fulfils the browser's request with the answer. Redirects are followed here,
+hop by hop, because Chromium would follow a fulfilled redirect outside any interception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+import aiohttp
+
+from crawler.fetch.body import BodyError, CappedDecoder, encodings_of, parse_content_type
+from crawler.fetch.client import check_url
+from crawler.fetch.policy import FetchPolicy, SiteRules
+from crawler.fetch.reading import REDIRECT_STATUSES
+from crawler.fetch.result import FetchError
+from crawler.fetch.ssrf import Resolver, VettingResolver, refusal_in
+from crawler.urls import same_site
+
+# Request headers the browser sends that belong to its own connection, not to ours.
+_DROPPED_REQUEST = {"host", "connection", "keep-alive", "accept-encoding", "content-length"}
+# Response headers that describe the wire form; the browser gets the decoded body.
+_DROPPED_RESPONSE = {"content-encoding", "content-length", "transfer-encoding", "connection"}
+
+
+class Refused(Exception):
+    """The relay will not (or could not) make this request; `error` says why."""
+
+    def __init__(self, error: FetchError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+@dataclass
+class Answer:
+    """A response to hand to the browser."""
+
+    url: str
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def media_type(self) -> str:
+        """Return the media type of the answer, lower case."""
+        return parse_content_type(self.headers.get("content-type"))[0]
+
+    @property
+    def location(self) -> str | None:
+        """Return the absolute redirect target of a 3xx answer, or None."""
+        if self.status not in REDIRECT_STATUSES:
+            return None
+        location = next((v for k, v in self.headers.items() if k.lower() == "location"), "")
+        return urljoin(self.url, location.strip()) if location.strip() else None
+
+
+class Relay:
+    """Make one page's requests under one site's rules; close it with the page."""
+
+    def __init__(
+        self, policy: FetchPolicy, resolver: Resolver, rules: SiteRules, hosts: Iterable[str]
+    ) -> None:
+        self.policy = policy
+        self.resolver = resolver
+        self.rules = rules
+        self.hosts = tuple(hosts)
+        self._session: aiohttp.ClientSession | None = None
+
+    def refusal(self, url: str) -> FetchError | None:
+        """Return why the page may not request `url`, or None."""
+        error = check_url(url, self.rules)
+        if error is not None:
+            return error
+        if not same_site(url, self.hosts):
+            host = urlsplit(url).hostname
+            return FetchError("offsite", f"{host} is not one of the site's hosts")
+        return None
+
+    async def exchange(
+        self,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        body: bytes | None,
+        *,
+        follow: bool,
+    ) -> Answer:
+        """Make the request (following redirects when `follow`); raise Refused on failure."""
+        for _ in range(self.policy.max_redirects + 1):
+            refused = self.refusal(url)
+            if refused is not None:
+                raise Refused(refused)
+            answer = await self._once(method, url, headers, body)
+            target = answer.location
+            if not follow or target is None:
+                return answer
+            if answer.status == 303 or (answer.status in {301, 302} and method == "POST"):
+                method, body = "GET", None
+            url = target
+        raise Refused(FetchError("redirects", f"more than {self.policy.max_redirects} redirects"))
+
+    async def _once(
+        self, method: str, url: str, headers: dict[str, str], body: bytes | None
+    ) -> Answer:
+        session = self._open()
+        sent = {
+            k: v
+            for k, v in headers.items()
+            if k.lower() not in _DROPPED_REQUEST and not k.startswith(":")
+        }
+        sent["Accept-Encoding"] = "gzip, deflate, br"
+        timeout = aiohttp.ClientTimeout(
+            total=None,
+            sock_connect=self.policy.connect_timeout,
+            sock_read=self.policy.read_timeout,
+        )
+        try:
+            async with asyncio.timeout(self.policy.total_timeout):
+                async with session.request(
+                    method, url, headers=sent, data=body, allow_redirects=False, timeout=timeout
+                ) as response:
+                    return await self._answer(url, response)
+        except TimeoutError:
+            raise Refused(FetchError("timeout", f"no answer from {url} in time")) from None
+        except BodyError as exc:
+            raise Refused(FetchError(exc.kind, str(exc))) from None  # type: ignore[arg-type]
+        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            refused = refusal_in(exc)
+            if refused is not None:
+                raise Refused(FetchError("ssrf", str(refused))) from None
+            raise Refused(FetchError("connection", f"{type(exc).__name__}: {exc}")) from None
+
+    async def _answer(self, url: str, response: aiohttp.ClientResponse) -> Answer:
+        decoder = CappedDecoder(
+            encodings_of(response.headers.get("Content-Encoding"), ""),
+            self.policy.max_body_bytes,
+        )
+        parts = [decoder.feed(chunk) async for chunk in response.content.iter_any()]
+        headers: dict[str, str] = {}
+        for name, value in response.headers.items():
+            key = name.lower()
+            if key in _DROPPED_RESPONSE:
+                continue
+            # Playwright takes repeated headers (Set-Cookie) joined by newlines.
+            headers[key] = f"{headers[key]}\n{value}" if key in headers else value
+        return Answer(url, response.status, headers, b"".join(parts))
+
+    def _open(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            connector = aiohttp.TCPConnector(
+                resolver=VettingResolver(
+                    self.resolver,
+                    allow_private=self.rules.allow_private_network,
+                    allowed=self.rules.allowed_networks,
+                ),
+                use_dns_cache=False,
+                limit=6,  # what a browser opens per host
+            )
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                auto_decompress=False,
+                cookie_jar=aiohttp.DummyCookieJar(),  # the browser context keeps the cookies
+                trust_env=False,
+            )
+        return self._session
+
+    async def close(self) -> None:
+        """Close the page's connections."""
+        if self._session is not None:
+            await self._session.close()
+            self._session = None

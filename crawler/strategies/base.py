@@ -1,0 +1,150 @@
+"""The strategy seam: the run loop asks a strategy which URLs next and tells it what it saw.
+
+A strategy is a small object living for one crawl run. The loop (`crawler.crawl`) does:
+
+1. `urls = strategy.next_urls(limit)` -> canonical URLs to fetch next (the strategy picks them
+   from the persisted frontier, `crawler.frontier.Frontier`, or from URLs it learnt itself);
+2. fetches, analyses and stores each page, then calls `strategy.observe(observation)`;
+3. counts the page as relevant (harvest rate) when `strategy.accepts(observation)`;
+4. stops when the page budget is spent, when `strategy.stop_reason()` returns a reason, or when
+   `next_urls` returns nothing (stop reason "exhausted").
+
+New links seen on a page are already in the frontier (with their depth) before `observe` runs.
+`next_urls` must return URLs the frontier knows: a strategy that invents URLs (a form
+submission, say) stores them first with `frontier.add(urls, depth=...)`; unknown URLs are
+skipped. Useful frontier calls: `next_batch(limit)` (hubs, then new URLs breadth-first, then
+due pages, marked as taken), `hubs_to_revisit(limit)`, `new_urls(limit)`, `due_urls(limit)`,
+`take(urls)`, `refusal(url, depth)`, `canonical(url)`; `frontier.taken` holds this run's URLs. Register a strategy class with `@register` so sites can
+name it (`Site.strategy`) and `manage.py crawl --strategy NAME` can pick it.
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+if TYPE_CHECKING:
+    from crawler.frontier import Frontier
+    from crawler.models import CrawlRun, Site
+    from crawler.topic import Topic
+
+# Page kinds as the analyzer names them; None when the page was not analysed (error, not HTML).
+INFORMATION = "information"
+HUB = "hub"
+
+
+@dataclass(frozen=True)
+class LinkRecord:
+    """One outgoing link of a fetched page, already canonicalised."""
+
+    url: str
+    anchor: str = ""
+    # DOM path of the analyzer area holding the link (e.g. "html/body/div[2]/ul"), "" if none.
+    area_path: str = ""
+    # "information", "hub", "navigation" or "" when the link sits outside every area.
+    area_kind: str = ""
+
+
+@dataclass
+class PageObservation:
+    """What the run loop learnt from one fetch, handed to `Strategy.observe`."""
+
+    page_id: int | None
+    url: str
+    depth: int
+    # HTTP status (304 for a conditional hit); None when the fetch failed before a response.
+    status: int | None
+    new: bool  # first successful fetch of this URL
+    changed: bool  # a new PageVersion was stored (always True when `new` with a body)
+    kind: str | None  # INFORMATION, HUB or None
+    analysis: Any = None  # analyzer.PageAnalysis | None (crawler stays importable without it)
+    links: list[LinkRecord] = field(default_factory=list)
+    error: str = ""  # short reason when the fetch failed or was skipped ("robots", "timeout", ...)
+
+    @property
+    def ok(self) -> bool:
+        """Tell whether the page was fetched (2xx or 304) without error."""
+        return (
+            not self.error
+            and self.status is not None
+            and (200 <= self.status < 300 or self.status == 304)
+        )
+
+
+class Strategy(ABC):
+    """Choose what a crawl run fetches next; subclasses set `name` and register themselves."""
+
+    name: ClassVar[str]
+
+    def __init__(
+        self,
+        site: Site,
+        run: CrawlRun,
+        frontier: Frontier,
+        *,
+        rng: random.Random,
+        topic: Topic | None,
+    ) -> None:
+        self.site = site
+        self.run = run
+        self.frontier = frontier
+        self.rng = rng
+        self.topic = topic
+
+    @abstractmethod
+    def next_urls(self, limit: int) -> list[str]:
+        """Return up to `limit` canonical URLs to fetch next; empty means nothing is left."""
+
+    @abstractmethod
+    def observe(self, observation: PageObservation) -> None:
+        """Learn from one fetched (or failed) page."""
+
+    def accepts(self, observation: PageObservation) -> bool:
+        """Tell whether a page counts as relevant for the harvest rate (default: information pages)."""
+        return observation.ok and observation.kind == INFORMATION
+
+    def stop_reason(self) -> str | None:
+        """Return why the run should stop now (e.g. "no-new-hubs"), or None to go on."""
+        return None
+
+
+_REGISTRY: dict[str, type[Strategy]] = {}
+S = TypeVar("S", bound=type[Strategy])
+
+
+class UnknownStrategy(LookupError):
+    """No strategy is registered under that name."""
+
+
+def register(cls: S) -> S:
+    """Register a strategy class under its `name` (usable as a class decorator)."""
+    name = getattr(cls, "name", "")
+    if not name:
+        raise TypeError(f"{cls.__qualname__} needs a non-empty `name` to be registered.")
+    existing = _REGISTRY.get(name)
+    if existing is not None and existing is not cls:
+        raise ValueError(f"Strategy {name!r} is already registered by {existing.__qualname__}.")
+    _REGISTRY[name] = cls
+    return cls
+
+
+def get_strategy(name: str) -> type[Strategy]:
+    """Return the strategy class registered under `name`."""
+    from crawler import strategies
+
+    strategies.load_builtin()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise UnknownStrategy(f"No crawl strategy named {name!r} (known: {known}).") from None
+
+
+def strategy_names() -> list[str]:
+    """Return the names of every registered strategy."""
+    from crawler import strategies
+
+    strategies.load_builtin()
+    return sorted(_REGISTRY)

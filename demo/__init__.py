@@ -1,0 +1,1 @@
+"""The Daily Demo: a small news site that `make run` serves for Webclip to crawl."""

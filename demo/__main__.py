@@ -1,0 +1,3 @@
+from demo.server import main
+
+main()

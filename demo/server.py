@@ -1,0 +1,235 @@
+"""A small demo news site on 127.0.0.1: sections, pagination, articles, search, a JS menu, RSS.
+
+Run: python -m demo [--port 8100] [--publish-every 180]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import threading
+from datetime import datetime
+from email.utils import format_datetime
+from html import escape
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from demo.content import SECTIONS, Article, build_articles, utcnow
+
+PAGE_SIZE = 4
+
+MENU_JS = """\
+document.addEventListener("DOMContentLoaded", function () {
+  var menu = document.getElementById("more-menu");
+  var items = [["Science", "/section/science/"], ["Sports", "/section/sports/"]];
+  items.forEach(function (item) {
+    var a = document.createElement("a");
+    a.href = item[1];
+    a.textContent = item[0];
+    menu.appendChild(a);
+  });
+});
+"""
+
+
+class NewsSite:
+    """The site's state: when it started and how often it publishes."""
+
+    def __init__(self, publish_every: float = 180.0, started: datetime | None = None) -> None:
+        self.publish_every = publish_every
+        self.started = started or utcnow()
+        self.published_by_hand: list[datetime] = []
+
+    def publish_next(self) -> None:
+        """Publish the next later story now (tests and demos do not have to wait)."""
+        self.published_by_hand.append(utcnow())
+
+    def articles(self) -> list[Article]:
+        return build_articles(self.started, utcnow(), self.publish_every, self.published_by_hand)
+
+    def listed(self) -> list[Article]:
+        return [a for a in self.articles() if not a.archived]
+
+
+def layout(title: str, body: str) -> str:
+    nav = "".join(
+        f'<li><a href="/section/{key}/">{escape(name)}</a></li>'
+        for key, name in SECTIONS.items()
+        if key not in {"science", "sports"}
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(title)} | The Daily Demo</title>
+<link rel="alternate" type="application/rss+xml" title="The Daily Demo" href="/feed.xml">
+<script src="/static/menu.js" defer></script></head>
+<body>
+<header><a href="/" class="logo">The Daily Demo</a>
+<nav class="main-menu"><ul><li><a href="/">Home</a></li>{nav}</ul><div id="more-menu" class="more"></div></nav>
+<form class="search" action="/search" method="get"><label for="q">Search</label>
+<input id="q" name="q" type="search" placeholder="Search articles"><button type="submit">Go</button></form>
+</header>
+<main>{body}</main>
+<footer><ul><li><a href="/about/">About us</a></li><li><a href="/contact/">Contact</a></li><li><a href="/feed.xml">RSS</a></li></ul>
+<p>© The Daily Demo. A demo site for Webclip.</p></footer>
+</body></html>"""
+
+
+def teaser_list(articles: list[Article]) -> str:
+    items = []
+    for a in articles:
+        items.append(
+            f'<li class="teaser"><h3><a href="{a.url}">{escape(a.title)}</a></h3>'
+            f'<p class="summary">{escape(a.teaser[:140])}…</p><a class="more" href="{a.url}">Read more</a></li>'
+        )
+    return '<ul class="teasers">' + "".join(items) + "</ul>"
+
+
+def article_page(a: Article, related: list[Article]) -> str:
+    paragraphs = "".join(f"<p>{escape(p)}</p>" for p in a.paragraphs)
+    rel = "".join(f'<li><a href="{r.url}">{escape(r.title)}</a></li>' for r in related)
+    body = f"""<article><h1>{escape(a.title)}</h1>
+<p class="byline">By {escape(a.author)} · <time datetime="{a.published.isoformat()}">{a.published:%d %B %Y}</time> ·
+<a href="/section/{a.section}/">{escape(SECTIONS[a.section])}</a></p>
+<div class="article-body">{paragraphs}</div></article>
+<aside class="related"><h2>More in {escape(SECTIONS[a.section])}</h2><ul>{rel}</ul></aside>
+<div class="share"><a href="/share?u={a.slug}">Share</a> <a href="/print?u={a.slug}">Print</a></div>"""
+    return layout(a.title, body)
+
+
+class Handler(BaseHTTPRequestHandler):
+    site: NewsSite
+    server_version = "DailyDemo/1.0"
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (stdlib signature)
+        return
+
+    def send(self, status: int, body: str, content_type: str = "text/html; charset=utf-8") -> None:
+        data = body.encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:  # noqa: N802 (stdlib hook name)
+        parts = urlsplit(self.path)
+        path, query = parts.path, parse_qs(parts.query)
+        listed = self.site.listed()
+        if path == "/":
+            body = "<h1>Latest news</h1>" + teaser_list(listed[:6])
+            for key, name in SECTIONS.items():
+                body += f'<section><h2><a href="/section/{key}/">{escape(name)}</a></h2></section>'
+            return self.send(200, layout("Latest news", body))
+        if path.startswith("/section/"):
+            key = path.strip("/").split("/")[-1]
+            if key not in SECTIONS:
+                return self.send(404, layout("Not found", "<h1>Not found</h1>"))
+            in_section = [a for a in listed if a.section == key]
+            page = max(
+                1, int(query.get("page", ["1"])[0]) if query.get("page", ["1"])[0].isdigit() else 1
+            )
+            chunk = in_section[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+            pager = ""
+            if page > 1:
+                pager += f'<a rel="prev" href="/section/{key}/?page={page - 1}">Newer</a> '
+            if page * PAGE_SIZE < len(in_section):
+                pager += f'<a rel="next" href="/section/{key}/?page={page + 1}">Older</a>'
+            body = (
+                f"<h1>{escape(SECTIONS[key])}</h1>"
+                + teaser_list(chunk)
+                + f'<nav class="pager">{pager}</nav>'
+            )
+            return self.send(200, layout(SECTIONS[key], body))
+        if path.startswith("/article/"):
+            slug = path.strip("/").split("/")[-1]
+            for a in self.site.articles():
+                if a.slug == slug:
+                    related = [r for r in listed if r.section == a.section and r.slug != slug][:3]
+                    return self.send(200, article_page(a, related))
+            return self.send(404, layout("Not found", "<h1>Not found</h1>"))
+        if path == "/search":
+            q = query.get("q", [""])[0].strip().lower()
+            hits = [
+                a
+                for a in self.site.articles()
+                if q
+                and all(w in (a.title + " " + " ".join(a.paragraphs)).lower() for w in q.split())
+            ]
+            if not hits:
+                return self.send(
+                    200,
+                    layout(
+                        "Search",
+                        f'<h1>Search</h1><p class="no-results">No articles match “{escape(q)}”.</p>',
+                    ),
+                )
+            return self.send(
+                200, layout("Search", f"<h1>Results for “{escape(q)}”</h1>" + teaser_list(hits))
+            )
+        if path == "/feed.xml":
+            return self.send(200, rss(listed), "application/rss+xml; charset=utf-8")
+        if path == "/robots.txt":
+            host = self.headers.get("Host", "127.0.0.1")
+            robots = f"User-agent: *\nDisallow: /share\nDisallow: /print\nSitemap: http://{host}/sitemap.xml\n"
+            return self.send(200, robots, "text/plain")
+        if path == "/sitemap.xml":
+            urls = "".join(
+                f"<url><loc>http://{self.headers.get('Host', '127.0.0.1')}{a.url}</loc></url>"
+                for a in listed
+            )
+            return self.send(
+                200,
+                f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>',
+                "application/xml",
+            )
+        if path == "/static/menu.js":
+            return self.send(200, MENU_JS, "application/javascript")
+        if path in {"/about/", "/contact/"}:
+            return self.send(
+                200,
+                layout(
+                    "About",
+                    "<h1>About The Daily Demo</h1><p>A made-up newspaper for trying Webclip.</p>",
+                ),
+            )
+        return self.send(404, layout("Not found", "<h1>Not found</h1>"))
+
+
+def rss(articles: list[Article]) -> str:
+    items = "".join(
+        f"<item><title>{escape(a.title)}</title><link>{a.url}</link><description>{escape(a.teaser)}</description>"
+        f"<pubDate>{format_datetime(a.published)}</pubDate><guid>{a.url}</guid></item>"
+        for a in articles[:20]
+    )
+    return f'<?xml version="1.0"?><rss version="2.0"><channel><title>The Daily Demo</title><link>/</link><description>Latest news</description>{items}</channel></rss>'
+
+
+def serve(
+    port: int = 0, publish_every: float = 0, host: str = "127.0.0.1"
+) -> tuple[ThreadingHTTPServer, NewsSite]:
+    """Start the site in a background thread; return the server (call shutdown()) and its state."""
+    site = NewsSite(publish_every)
+    handler = type("BoundHandler", (Handler,), {"site": site})
+    server = ThreadingHTTPServer((host, port), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, site
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=8100)
+    parser.add_argument(
+        "--publish-every", type=float, default=180.0, help="seconds between new articles"
+    )
+    args = parser.parse_args()
+    handler = type("BoundHandler", (Handler,), {"site": NewsSite(args.publish_every)})
+    server = ThreadingHTTPServer(("127.0.0.1", args.port), handler)
+    print(
+        f"The Daily Demo on http://127.0.0.1:{args.port}/ (a new article every {args.publish_every:.0f} s)",
+        flush=True,
+    )
+    with contextlib.suppress(KeyboardInterrupt):
+        server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,174 @@
+/* Operator dashboard: per-site crawl charts (Chart.js, served locally) and live crawl progress.
+ * Chart data comes from a JSON <script> written by json_script; the Content-Security-Policy
+ * allows no inline script or style, so everything runs from this file. */
+(function () {
+  "use strict";
+
+  var SERIES = [
+    { key: "fetched", label: "Fetched", color: "#1f77b4" },
+    { key: "new", label: "New", color: "#2ca02c" },
+    { key: "changed", label: "Changed", color: "#ff7f0e" },
+    { key: "clips", label: "Clips", color: "#9467bd" },
+    { key: "errors", label: "Errors", color: "#d62728" },
+  ];
+
+  function shortDate(iso) {
+    var d = new Date(iso);
+    return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  }
+
+  function percent(rate) {
+    return rate === null || rate === undefined ? "–" : Math.round(rate * 100) + "%";
+  }
+
+  function drawChart(canvas, runs) {
+    var datasets = SERIES.map(function (s) {
+      return {
+        label: s.label,
+        data: runs.map(function (r) { return r[s.key]; }),
+        borderColor: s.color,
+        backgroundColor: s.color,
+        yAxisID: "y",
+        tension: 0.2,
+      };
+    });
+    datasets.push({
+      label: "Harvest rate (%)",
+      data: runs.map(function (r) { return r.harvest_rate === null ? null : r.harvest_rate * 100; }),
+      borderColor: "#7f7f7f",
+      backgroundColor: "#7f7f7f",
+      borderDash: [6, 4],
+      yAxisID: "y1",
+      tension: 0.2,
+    });
+    return new window.Chart(canvas, {
+      type: "line",
+      data: { labels: runs.map(function (r) { return shortDate(r.started_at); }), datasets: datasets },
+      options: {
+        responsive: true,
+        aspectRatio: 3,
+        animation: false,
+        interaction: { mode: "index", intersect: false },
+        scales: {
+          y: { beginAtZero: true, title: { display: true, text: "pages / clips" } },
+          y1: {
+            position: "right",
+            min: 0,
+            max: 100,
+            grid: { drawOnChartArea: false },
+            title: { display: true, text: "harvest %" },
+          },
+        },
+      },
+    });
+  }
+
+  function drawCharts() {
+    var source = document.getElementById("ops-chart-data");
+    if (!source || !window.Chart) {
+      return;
+    }
+    JSON.parse(source.textContent).forEach(function (site) {
+      var canvas = document.querySelector('canvas.ops-chart[data-site="' + site.site + '"]');
+      if (canvas && site.runs.length) {
+        drawChart(canvas, site.runs);
+      }
+    });
+  }
+
+  function cell(text, field) {
+    var td = document.createElement("td");
+    td.textContent = text;
+    if (field) {
+      td.dataset.field = field;
+    }
+    return td;
+  }
+
+  function runRow(run) {
+    var tr = document.createElement("tr");
+    tr.dataset.run = run.id;
+    var site = cell(run.site_name);
+    if (run.stale) {
+      tr.className = "stale";
+      var note = document.createElement("small");
+      note.textContent = " (no heartbeat)";
+      site.appendChild(note);
+    }
+    tr.appendChild(site);
+    var started = cell("");
+    var time = document.createElement("time");
+    time.dateTime = run.started_at;
+    time.textContent = shortDate(run.started_at);
+    started.appendChild(time);
+    tr.appendChild(started);
+    var bar = document.createElement("progress");
+    bar.max = Math.max(run.page_budget, 1);
+    bar.value = Math.min(run.fetched, bar.max);
+    var progress = cell("");
+    progress.appendChild(bar);
+    tr.appendChild(progress);
+    tr.appendChild(cell(run.fetched + " / " + run.page_budget, "fetched"));
+    ["new", "changed", "errors", "robots_skipped"].forEach(function (key) {
+      tr.appendChild(cell(String(run[key]), key));
+    });
+    tr.appendChild(cell(percent(run.harvest_rate), "harvest_rate"));
+    return tr;
+  }
+
+  function showProgress(data) {
+    var body = document.getElementById("ops-running");
+    var rows = data.runs.map(runRow);
+    if (!rows.length) {
+      var empty = document.createElement("tr");
+      empty.className = "empty";
+      var td = cell("No crawl is running.");
+      td.colSpan = 9;
+      td.className = "empty-state";
+      empty.appendChild(td);
+      rows = [empty];
+    }
+    body.replaceChildren.apply(body, rows);
+    Object.keys(data.mail).forEach(function (key) {
+      document.querySelectorAll('[data-mail="' + key + '"]').forEach(function (el) {
+        el.textContent = String(data.mail[key]);
+      });
+    });
+  }
+
+  function startPolling() {
+    var section = document.getElementById("ops-progress");
+    if (!section) {
+      return;
+    }
+    var status = document.getElementById("ops-progress-status");
+    var delay = 1000 * Number(section.dataset.pollSeconds || 5);
+    function poll() {
+      if (document.hidden) {
+        window.setTimeout(poll, delay);
+        return;
+      }
+      fetch(section.dataset.url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (response) {
+          if (!response.ok) {
+            throw new Error("HTTP " + response.status);
+          }
+          return response.json();
+        })
+        .then(function (data) {
+          showProgress(data);
+          status.textContent = "Updated " + new Date(data.generated_at).toLocaleTimeString() + ".";
+        })
+        .catch(function (error) {
+          status.textContent = "Could not refresh (" + error.message + "); retrying.";
+        })
+        .finally(function () {
+          window.setTimeout(poll, delay);
+        });
+    }
+    window.setTimeout(poll, delay);
+  }
+
+  drawCharts();
+  startPolling();
+})();

@@ -1,0 +1,133 @@
+"""Sign-up, verification, login limits, enumeration, preferences and deletion."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from allauth.account.models import EmailAddress
+from django.core import mail
+from django.urls import reverse
+
+from accounts.models import User
+from clipping.models import KeywordList
+from tests.conftest import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db
+
+
+def sign_up(client, email: str, password: str = PASSWORD):
+    return client.post(reverse("account_signup"), {"email": email, "password1": password, "password2": password})
+
+
+def test_sign_up_sends_a_verification_mail_and_logs_in_only_after_the_link(client):
+    response = sign_up(client, "dana@example.com")
+    assert response.status_code == 302
+    user = User.objects.get(email="dana@example.com")
+    assert not EmailAddress.objects.get(user=user).verified
+    assert client.get(reverse("dashboard")).status_code == 302  # mandatory verification: not logged in
+
+    assert len(mail.outbox) == 1
+    link = re.search(r"https?://\S+/accounts/confirm-email/\S+/", mail.outbox[0].body).group(0)
+    path = link.split("://", 1)[1].split("/", 1)[1]
+    client.post("/" + path)
+    assert EmailAddress.objects.get(user=user).verified
+    assert client.get(reverse("dashboard")).status_code == 200
+
+
+def test_login_is_refused_after_too_many_failed_attempts_for_one_address(client, alice):
+    for _ in range(5):
+        response = client.post(reverse("account_login"), {"login": alice.email, "password": "wrong"})
+        assert response.status_code == 200
+    response = client.post(reverse("account_login"), {"login": alice.email, "password": PASSWORD})
+    assert "Too many failed login attempts" in response.content.decode()
+    assert "_auth_user_id" not in client.session
+    assert client.get(reverse("dashboard")).status_code == 302
+
+
+def test_password_reset_answers_the_same_for_known_and_unknown_addresses(client, alice):
+    known = client.post(reverse("account_reset_password"), {"email": alice.email})
+    unknown = client.post(reverse("account_reset_password"), {"email": "nobody@example.com"})
+    assert known.status_code == unknown.status_code == 302
+    assert known["Location"] == unknown["Location"]
+    assert [m.to for m in mail.outbox] == [[alice.email], ["nobody@example.com"]]
+    assert "reset" in mail.outbox[0].body.lower()
+    assert "/accounts/password/reset/key/" not in mail.outbox[1].body
+
+
+def test_sign_up_with_a_taken_address_looks_like_a_fresh_sign_up(client, alice):
+    response = sign_up(client, alice.email)
+    fresh = sign_up(client.__class__(), "erin@example.com")
+    assert response.status_code == fresh.status_code == 302
+    assert response["Location"] == fresh["Location"]
+    assert User.objects.filter(email=alice.email).count() == 1
+
+
+def test_logout_needs_a_post(client, alice):
+    client.force_login(alice)
+    client.get(reverse("account_logout"))
+    assert client.get(reverse("dashboard")).status_code == 200
+    client.post(reverse("account_logout"))
+    assert client.get(reverse("dashboard")).status_code == 302
+
+
+def test_preferences_are_saved_on_the_account_page(client, alice):
+    client.force_login(alice)
+    response = client.post(
+        reverse("account_settings"),
+        {"delivery_mode": "daily", "digest_hour": "7", "digest_weekday": "2", "time_zone": "Europe/Athens", "mail_paused": "on"},
+    )
+    assert response.status_code == 302
+    alice.refresh_from_db()
+    assert (alice.delivery_mode, alice.digest_hour, alice.time_zone, alice.mail_paused) == ("daily", 7, "Europe/Athens", True)
+
+
+def test_an_unknown_time_zone_is_refused(client, alice):
+    client.force_login(alice)
+    response = client.post(
+        reverse("account_settings"), {"delivery_mode": "daily", "digest_hour": "7", "digest_weekday": "0", "time_zone": "Mars/Olympus"}
+    )
+    assert response.status_code == 200
+    assert "time_zone" in response.context["form"].errors
+    alice.refresh_from_db()
+    assert alice.time_zone == "UTC"
+
+
+def test_deleting_the_account_removes_the_user_and_their_lists(client, alice, bob):
+    KeywordList.objects.create(owner=alice, name="Energy", terms="solar")
+    KeywordList.objects.create(owner=bob, name="Rail", terms="strike")
+    client.force_login(alice)
+    assert client.post(reverse("account_delete"), {"password": "wrong"}).status_code == 200
+    assert User.objects.filter(pk=alice.pk).exists()
+    response = client.post(reverse("account_delete"), {"password": PASSWORD})
+    assert response.status_code == 302
+    assert not User.objects.filter(pk=alice.pk).exists()
+    assert list(KeywordList.objects.values_list("name", flat=True)) == ["Rail"]
+
+
+def test_changing_the_email_address_needs_the_new_address_verified(client, alice):
+    client.force_login(alice)
+    client.post(reverse("account_email"), {"action_add": "", "email": "alice.new@example.com"})
+    new = EmailAddress.objects.get(user=alice, email="alice.new@example.com")
+    assert not new.verified
+    alice.refresh_from_db()
+    assert alice.email == "alice@example.com"
+    assert mail.outbox[-1].to == ["alice.new@example.com"]
+
+
+def test_unverified_and_paused_people_are_not_mailable(db):
+    verified = make_user("v@example.com")
+    make_user("u@example.com", verified=False)
+    make_user("p@example.com", mail_paused=True)
+    assert list(User.objects.mailable()) == [verified]
+
+
+def test_rotating_the_feed_token_changes_the_feed_address(client, alice):
+    old = alice.feed_token
+    client.force_login(alice)
+    assert f"/feed/{old}/" in client.get(reverse("account_settings")).content.decode()
+    client.post(reverse("account_rotate_feed_token"))
+    alice.refresh_from_db()
+    assert alice.feed_token != old
+    assert client.get(f"/feed/{old}/").status_code == 404
+    assert f"/feed/{alice.feed_token}/" in client.get(reverse("account_settings")).content.decode()

@@ -1,0 +1,131 @@
+"""Keyword list pages: create, edit, delete, validation, and nobody sees another's lists."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from clipping.models import KeywordList
+
+pytestmark = pytest.mark.django_db
+
+
+def form_data(**overrides: str) -> dict[str, str]:
+    data = {"name": "Energy", "terms": "solar subsidies\n\"feed-in tariff\"\n-sports", "language": "en", "use_synonyms": "on", "active": "on"}
+    data.update(overrides)
+    return data
+
+
+def test_a_list_is_created_and_shown_on_the_dashboard(client, alice):
+    client.force_login(alice)
+    response = client.post(reverse("list_create"), form_data())
+    keyword_list = KeywordList.objects.get(owner=alice)
+    assert response["Location"] == keyword_list.get_absolute_url()
+    assert keyword_list.term_lines() == ["solar subsidies", '"feed-in tariff"', "-sports"]
+    assert keyword_list.use_synonyms and keyword_list.active and not keyword_list.match_all
+    assert "Energy" in client.get(reverse("dashboard")).content.decode()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "message"),
+    [
+        ({"terms": "  \n  "}, "terms", "required"),
+        ({"terms": "\n".join(f"word{i}" for i in range(101))}, "terms", "100"),
+        ({"terms": "x" * 101}, "terms", "100"),
+        ({"language": "tlh"}, "language", "Unknown language"),
+        ({"terms": '"an unclosed phrase'}, "terms", "quote"),
+    ],
+)
+def test_invalid_lists_are_refused_inline(client, alice, overrides, field, message):
+    client.force_login(alice)
+    response = client.post(reverse("list_create"), form_data(**overrides))
+    assert response.status_code == 200
+    errors = " ".join(response.context["form"].errors[field])
+    assert message.lower() in errors.lower()
+    assert not KeywordList.objects.exists()
+
+
+def test_a_list_name_is_unique_per_owner_only(client, alice, bob):
+    KeywordList.objects.create(owner=bob, name="Energy", terms="solar")
+    client.force_login(alice)
+    assert client.post(reverse("list_create"), form_data()).status_code == 302
+    response = client.post(reverse("list_create"), form_data())
+    assert "already have a list" in " ".join(response.context["form"].errors["name"])
+
+
+def test_a_list_is_edited(client, alice):
+    keyword_list = KeywordList.objects.create(owner=alice, name="Energy", terms="solar")
+    client.force_login(alice)
+    client.post(reverse("list_edit", args=[keyword_list.pk]), form_data(name="Power", terms="wind", active=""))
+    keyword_list.refresh_from_db()
+    assert (keyword_list.name, keyword_list.terms, keyword_list.active) == ("Power", "wind", False)
+
+
+def test_delete_asks_for_confirmation_and_deletes_on_post(client, alice):
+    keyword_list = KeywordList.objects.create(owner=alice, name="Energy", terms="solar")
+    client.force_login(alice)
+    url = reverse("list_delete", args=[keyword_list.pk])
+    assert client.get(url).status_code == 200
+    assert KeywordList.objects.filter(pk=keyword_list.pk).exists()
+    client.post(url)
+    assert not KeywordList.objects.filter(pk=keyword_list.pk).exists()
+
+
+def test_the_list_page_shows_what_each_term_expands_to(client, alice):
+    keyword_list = KeywordList.objects.create(owner=alice, name="Cars", terms="car", use_synonyms=True)
+    client.force_login(alice)
+    body = client.get(keyword_list.get_absolute_url()).content.decode()
+    assert "automobile" in body
+
+
+@pytest.mark.parametrize("route", ["list_detail", "list_edit", "list_delete"])
+@pytest.mark.parametrize("method", ["get", "post"])
+def test_another_users_list_urls_give_404_and_change_nothing(client, alice, bob, charlie, route, method):
+    keyword_list = KeywordList.objects.create(owner=alice, name="Energy", terms="solar")
+    for intruder in (bob, charlie):
+        client.force_login(intruder)
+        response = getattr(client, method)(reverse(route, args=[keyword_list.pk]), form_data(name="Hacked", terms="x"))
+        assert response.status_code == 404
+    keyword_list.refresh_from_db()
+    assert (keyword_list.name, keyword_list.terms) == ("Energy", "solar")
+    client.force_login(bob)
+    assert "Energy" not in client.get(reverse("list_index")).content.decode()
+
+
+def test_anonymous_visitors_are_sent_to_log_in(client, alice):
+    keyword_list = KeywordList.objects.create(owner=alice, name="Energy", terms="solar")
+    response = client.get(reverse("list_detail", args=[keyword_list.pk]))
+    assert response.status_code == 302
+    assert reverse("account_login") in response["Location"]
+
+
+POST_VIEWS = [
+    ("list_create", False),
+    ("list_edit", True),
+    ("list_delete", True),
+    ("account_settings", False),
+    ("account_rotate_feed_token", False),
+    ("account_delete", False),
+    ("account_logout", False),
+    ("account_email", False),
+    ("account_change_password", False),
+]
+
+
+@pytest.mark.parametrize(("route", "needs_list"), POST_VIEWS)
+def test_every_post_view_enforces_csrf(alice, route, needs_list):
+    keyword_list = KeywordList.objects.create(owner=alice, name="Energy", terms="solar")
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    url = reverse(route, args=[keyword_list.pk] if needs_list else [])
+    response = client.post(url, form_data(name="Changed"))
+    assert response.status_code == 403
+    keyword_list.refresh_from_db()
+    assert keyword_list.name == "Energy"
+
+
+@pytest.mark.parametrize("route", ["account_login", "account_signup", "account_reset_password"])
+def test_anonymous_post_views_enforce_csrf(route):
+    client = Client(enforce_csrf_checks=True)
+    assert client.post(reverse(route), {"email": "x@example.com"}).status_code == 403

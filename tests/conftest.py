@@ -1,0 +1,132 @@
+"""Shared fixtures: personas, a real SMTP server, a real Chromium."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+
+import pytest
+from aiosmtpd.controller import Controller
+
+# Playwright's sync API keeps an event loop in the test thread; Django's ORM guard would refuse it.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-gpu",
+]
+PASSWORD = "correct-horse-battery-9"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def make_user(email: str, *, verified: bool = True, password: str = PASSWORD, **extra: object):
+    from allauth.account.models import EmailAddress
+
+    from accounts.models import User
+
+    user = User.objects.create_user(email=email, password=password, **extra)
+    EmailAddress.objects.create(user=user, email=email, primary=True, verified=verified)
+    return user
+
+
+@pytest.fixture
+def alice(db):
+    return make_user("alice@example.com")
+
+
+@pytest.fixture
+def bob(db):
+    return make_user("bob@example.com")
+
+
+@pytest.fixture
+def charlie(db):
+    return make_user("charlie@example.com")
+
+
+@pytest.fixture(autouse=True)
+def _clear_cache(request) -> Iterator[None]:
+    """Rate-limit counters live in the shared cache; each test starts from zero."""
+    if "db" not in request.fixturenames and "transactional_db" not in request.fixturenames:
+        yield
+        return
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+# --- A real SMTP server --------------------------------------------------------------------------
+
+
+@dataclass
+class SMTPSink:
+    """An in-process SMTP server that keeps every message it accepts."""
+
+    host: str
+    port: int
+    messages: list[EmailMessage] = field(default_factory=list)
+    # Programmable faults: a list of SMTP replies to give to the next DATA commands (e.g. "421 ...").
+    scripted_replies: list[str] = field(default_factory=list)
+
+    async def handle_DATA(self, server, session, envelope) -> str:  # noqa: N802 (aiosmtpd hook name)
+        if self.scripted_replies:
+            return self.scripted_replies.pop(0)
+        message = message_from_bytes(envelope.content, policy=policy.default)
+        self.messages.append(message)  # type: ignore[arg-type]
+        return "250 Message accepted for delivery"
+
+    def to(self, address: str) -> list[EmailMessage]:
+        return [m for m in self.messages if address in str(m["To"])]
+
+
+@pytest.fixture
+def smtp_server(settings) -> Iterator[SMTPSink]:
+    sink = SMTPSink("127.0.0.1", free_port())
+    controller = Controller(sink, hostname=sink.host, port=sink.port)
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = sink.host
+    settings.EMAIL_PORT = sink.port
+    settings.EMAIL_USE_TLS = False
+    settings.EMAIL_USE_SSL = False
+    settings.EMAIL_TIMEOUT = 5
+    try:
+        yield sink
+    finally:
+        controller.stop()
+
+
+# --- A real browser ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context()
+    context.set_default_timeout(15_000)
+    tab = context.new_page()
+    yield tab
+    context.close()

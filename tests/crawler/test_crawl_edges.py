@@ -1,0 +1,139 @@
+"""Crawl runs at the edges: retention, redirects, failures, time caps, strategy contracts."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from crawler.crawl import crawl
+from crawler.models import CrawlRun, Page, PageVersion
+from crawler.strategies import PageObservation, Strategy, register
+from tests.crawler.servers import Response, SiteServer
+from tests.crawler.sites import article, hub, make_site
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _no_hidden_web(settings):
+    """These tests count requests; the hidden-web pass reads the seed pages again."""
+    settings.DEEPWEB_ENABLED = False
+
+
+@pytest.fixture
+def server():
+    with SiteServer() as site:
+        yield site
+
+
+def make_due(site) -> None:
+    Page.objects.filter(site=site).update(next_visit_at=timezone.now() - timedelta(seconds=1))
+
+
+def test_old_versions_lose_their_body_beyond_the_retention_setting(server, settings):
+    settings.CRAWLER_VERSIONS_KEPT = 2
+    site = make_site(server)
+    for edition in range(4):
+        server.html("/", article(f"Edition {edition}", f"Words of edition number {edition}."))
+        make_due(site)
+        crawl(site)
+    versions = list(PageVersion.objects.filter(page__site=site).order_by("fetched_at", "id"))
+    assert len(versions) == 4
+    assert [v.body is None for v in versions] == [True, True, False, False]
+    assert versions[0].content_hash and versions[0].analysis  # the row and its summary stay
+    assert b"edition number 3" in versions[-1].raw_body()
+
+
+def test_a_redirect_stores_the_content_under_its_target(server):
+    server.html("/", hub("Home", [("/old", "Old"), ("/away", "Away")]))
+    server.redirect("/old", "/new", status=301)
+    server.html("/new", article("New", "The page moved here."))
+    server.redirect("/away", server.url("/new").replace("127.0.0.1", "localhost"))
+    site = make_site(server)
+    run = crawl(site)
+    old = Page.objects.get(site=site, url=server.url("/old"))
+    new = Page.objects.get(site=site, url=server.url("/new"))
+    assert old.status == 301 and not old.versions.exists()
+    assert new.versions.count() == 1 and new.depth == old.depth
+    away = Page.objects.get(site=site, url=server.url("/away"))
+    assert away.error.startswith("redirects:") and "outside the crawl" in away.error
+    assert not away.versions.exists()
+    assert run.errors >= 1
+    via_site = [
+        r for r in server.requests if r.path == "/new" and r.headers["host"].startswith("127.")
+    ]
+    assert len(via_site) == 1  # not fetched again as a page of its own
+
+
+def test_a_failing_page_is_retried_later_and_later(server):
+    server.route("/", Response("broken", status=500, headers={"Content-Type": "text/html"}))
+    site = make_site(server, min_page_revisit=timedelta(minutes=10))
+    run = crawl(site)
+    page = Page.objects.get(site=site, url=server.url("/"))
+    assert run.errors >= 1 and page.failures == 1 and page.status == 500
+    first_wait = page.next_visit_at - page.last_fetched_at
+    assert first_wait == timedelta(minutes=10)
+    make_due(site)
+    Page.objects.filter(id=page.id).update(last_fetched_at=timezone.now() - timedelta(hours=1))
+    crawl(site)
+    page.refresh_from_db()
+    assert page.failures == 2
+    assert page.next_visit_at - page.last_fetched_at == timedelta(minutes=20)
+
+
+def test_a_run_stops_at_its_time_cap(server, settings):
+    settings.CRAWLER_RUN_SECONDS = 0
+    server.html("/", hub("Home", [("/a", "A")]))
+    run = crawl(make_site(server))
+    assert run.stop_reason == "time-limit"
+    assert run.fetched == 0
+
+
+@register
+class StopsAfterHome(Strategy):
+    """A test strategy: offers an unknown URL, then the home page, then asks to stop."""
+
+    name = "test-stop-early"
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.seen: list[PageObservation] = []
+
+    def next_urls(self, limit: int) -> list[str]:
+        if self.seen:
+            return []
+        return ["http://127.0.0.1:9/not-in-the-frontier", self.site.root_url]
+
+    def observe(self, observation: PageObservation) -> None:
+        self.seen.append(observation)
+
+    def stop_reason(self) -> str | None:
+        return "no-new-hubs" if self.seen else None
+
+
+def test_a_strategy_can_stop_the_run_and_unknown_urls_are_skipped(server):
+    server.html("/", hub("Home", [("/a", "A")]))
+    run = crawl(make_site(server), strategy="test-stop-early")
+    assert run.stop_reason == "no-new-hubs"
+    assert run.fetched == 1 and run.strategy == "test-stop-early"
+    assert [p for p in server.paths() if p != "/robots.txt"] == ["/"]
+
+
+def test_a_run_closed_by_another_worker_stops(server):
+    server.html("/", hub("Home", [(f"/p{i}", str(i)) for i in range(30)]))
+    for i in range(30):
+        server.html(f"/p{i}", article(f"P{i}", "Some words."))
+    site = make_site(server)
+
+    def take_over(run, observation) -> None:
+        CrawlRun.objects.filter(id=run.id).update(
+            finished_at=timezone.now(),
+            status=CrawlRun.Status.INTERRUPTED,
+            stop_reason="heartbeat-timeout",
+        )
+
+    run = crawl(site, progress=take_over)
+    assert run.status == CrawlRun.Status.INTERRUPTED and run.stop_reason == "heartbeat-timeout"
+    assert run.fetched < 31

@@ -1,0 +1,304 @@
+"""The whole product as its users meet it: admin adds a site, people sign up and keep lists, real
+Celery workers (crawl and publish queues) and beat run as separate processes on the real broker,
+and clips arrive by mail through a real SMTP server, on the personal page and in the feed."""
+
+from __future__ import annotations
+
+import os
+import re
+import urllib.request
+from datetime import timedelta
+
+import pytest
+import redis
+from django.conf import settings
+from django.utils import timezone
+from django_celery_beat.models import IntervalSchedule, PeriodicTask
+
+from clipping.models import Clip, Match
+from crawler.models import CrawlRun, Site
+from demo.server import serve
+from tests.conftest import PASSWORD, make_user
+from tests.e2e.processes import Processes, service_env, wait_until
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+SUBSIDY_ARTICLES = {
+    "Government doubles solar subsidies for households",
+    "Wind farm approved off the northern coast",
+    "Small firms report slower growth in orders",
+}
+SYNONYM_ARTICLE = "Automobile makers bet on smaller electric models"  # "car" -> automobile
+RAIL_ARTICLES = {"Rail strike halts commuter trains across the region"}
+
+
+@pytest.fixture
+def news_site():
+    server, state = serve()
+    yield f"http://127.0.0.1:{server.server_address[1]}/", state
+    server.shutdown()
+
+
+@pytest.fixture
+def schedules(db):
+    """Beat every 2 s (the shipped schedules run every minute)."""
+    every, _ = IntervalSchedule.objects.get_or_create(every=2, period=IntervalSchedule.SECONDS)
+    for name, task, queue in [
+        ("Dispatch due crawls", "crawler.tasks.dispatch_due_sites", "crawl"),
+        ("Publish due mail", "clipping.tasks.publish_due", "publish"),
+    ]:
+        PeriodicTask.objects.update_or_create(
+            name=name, defaults={"task": task, "interval": every, "queue": queue, "enabled": True}
+        )
+
+
+@pytest.fixture
+def services(live_server, smtp_server, schedules, tmp_path):
+    env = service_env(
+        smtp_port=smtp_server.port, site_url=live_server.url, CRAWLER_HEARTBEAT_TIMEOUT="5"
+    )
+    processes = Processes(env, tmp_path)
+    yield processes
+    processes.stop_all()
+
+
+def snap(page, name: str, *, full_page: bool = False) -> None:
+    """Save a screenshot for the README when WEBCLIP_SCREENSHOTS names a folder."""
+    folder = os.environ.get("WEBCLIP_SCREENSHOTS")
+    if folder:
+        page.set_viewport_size({"width": 1100, "height": 760})
+        page.screenshot(path=os.path.join(folder, f"{name}.png"), full_page=full_page)
+
+
+def purge_broker() -> None:
+    """Drop tasks an earlier test left on the broker: they name rows of another database."""
+    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
+    client.delete("crawl", "render", "publish", "celery", "unacked", "unacked_index")
+
+
+def mails_to(sink, address: str) -> list:
+    return sink.to(address)
+
+
+def text_of(message) -> str:
+    return message.get_body(preferencelist=("plain",)).get_content()
+
+
+def subjects(sink, address: str) -> list[str]:
+    return [str(m["Subject"]) for m in mails_to(sink, address)]
+
+
+def sign_up_and_verify(page, base: str, sink, email: str) -> None:
+    page.goto(f"{base}/accounts/signup/")
+    page.fill("input[name=email]", email)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.click("main form button[type=submit]")
+    mail = wait_until(lambda: mails_to(sink, email), 20, f"the verification mail to {email}")[-1]
+    link = re.search(r"https?://\S+/accounts/confirm-email/\S+/", text_of(mail)).group(0)
+    page.goto(link)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(f"{base}/dashboard/")
+
+
+def create_list(page, base: str, name: str, terms: str) -> None:
+    page.goto(f"{base}/lists/new/")
+    page.fill("input[name=name]", name)
+    page.fill("textarea[name=terms]", terms)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(re.compile(r".*/lists/\d+/$"))
+
+
+def admin_adds_site(page, base: str, root_url: str) -> None:
+    make_user("admin@example.com", is_staff=True, is_superuser=True)
+    page.goto(f"{base}/admin/login/")
+    page.fill("input[name=username]", "admin@example.com")
+    page.fill("input[name=password]", PASSWORD)
+    page.click("input[type=submit]")
+    page.goto(f"{base}/admin/crawler/site/add/")
+    page.fill("input[name=name]", "The Daily Demo")
+    page.fill("input[name=root_url]", root_url)
+    page.fill("input[name=revisit_interval]", "00:00:03")
+    page.fill("input[name=min_page_revisit]", "00:00:03")
+    page.fill("input[name=crawl_delay]", "0")
+    page.fill("input[name=page_budget]", "80")
+    page.check("input[name=allow_private_network]")
+    page.click("input[name=_save]")
+    page.wait_for_url(re.compile(r".*/admin/crawler/site/$"))
+
+
+def test_clips_reach_people_by_mail_page_and_feed(
+    page, browser, live_server, smtp_server, services, news_site
+):
+    base = live_server.url
+    root_url, demo = news_site
+
+    # People first, so the first crawl already has their lists.
+    sign_up_and_verify(page, base, smtp_server, "dana@example.com")
+    create_list(page, base, "Energy and cars", "subsidy\ncar")
+    snap(page, "list")
+    digest_context = browser.new_context()
+    erin_page = digest_context.new_page()
+    sign_up_and_verify(erin_page, base, smtp_server, "erin@example.com")
+    erin_page.goto(f"{base}/account/settings/")
+    erin_page.select_option("select[name=delivery_mode]", "daily")
+    erin_page.click("main form button[type=submit]")
+    create_list(erin_page, base, "Rail", "strike")
+
+    admin_context = browser.new_context()
+    admin_page = admin_context.new_page()
+    admin_adds_site(admin_page, base, root_url)
+    site = Site.objects.get()
+
+    services.worker("crawl", "crawl,render")
+    services.worker("publish", "publish,celery")
+    services.beat()
+
+    # Articles, not the hub pages that link to them, arrive one mail each.
+    expected = SUBSIDY_ARTICLES | {SYNONYM_ARTICLE}
+    wait_until(
+        lambda: expected <= set(subjects(smtp_server, "dana@example.com")), 150, "dana's clip mails"
+    )
+    dana_mails = [
+        m for m in mails_to(smtp_server, "dana@example.com") if "confirm" not in text_of(m).lower()
+    ]
+    for mail in dana_mails:
+        body = text_of(mail)
+        link = re.search(r"Read the article: (\S+)", body).group(1)
+        assert "/article/" in link, f"{mail['Subject']} links to {link}, not an article"
+        assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+    automobile = next(m for m in dana_mails if m["Subject"] == SYNONYM_ARTICLE)
+    assert "automobile" in text_of(automobile).lower()
+    subsidy_mail = next(
+        m for m in dana_mails if m["Subject"] == "Government doubles solar subsidies for households"
+    )
+    assert "double the *subsidies* paid to households" in text_of(subsidy_mail), text_of(
+        subsidy_mail
+    )
+    assert len(subjects(smtp_server, "dana@example.com")) == len(
+        set(subjects(smtp_server, "dana@example.com"))
+    )
+
+    # The personal page and the Atom feed show the same clips.
+    page.goto(f"{base}/clips/")
+    snap(page, "my-clips")
+    shown = page.locator("main").inner_text()
+    for title in expected:
+        assert title in shown
+    from accounts.models import User
+
+    dana = User.objects.get(email="dana@example.com")
+    feed = urllib.request.urlopen(f"{base}/feed/{dana.feed_token}/").read().decode()
+    for title in expected:
+        assert title in feed
+
+    page.goto(f"{base}/dashboard/")
+    snap(page, "dashboard")
+    admin_page.goto(f"{base}/ops/")
+    admin_page.wait_for_function("window.Chart && Object.keys(Chart.instances).length > 0")
+    snap(admin_page, "operations", full_page=True)
+    admin_context.close()
+
+    # A newly published article arrives after the next revisit.
+    demo.publish_next()  # "Solar subsidies drive record panel installations"
+    wait_until(
+        lambda: (
+            "Solar subsidies drive record panel installations"
+            in subjects(smtp_server, "dana@example.com")
+        ),
+        90,
+        "the newly published article's mail",
+    )
+
+    # One-click unsubscribe (cookie-less POST) stops mail for that list at once.
+    unsubscribe = re.search(r"<([^>]+)>", automobile["List-Unsubscribe"]).group(1)
+    request = urllib.request.Request(unsubscribe, data=b"List-Unsubscribe=One-Click", method="POST")
+    assert urllib.request.urlopen(request).status == 200
+    before = len(mails_to(smtp_server, "dana@example.com"))
+    demo.publish_next()  # "Drivers union calls second rail strike": erin's list
+    demo.publish_next()  # "Car sharing grows in the suburbs": dana's list, now unsubscribed
+    wait_until(
+        lambda: Clip.objects.filter(title="Car sharing grows in the suburbs").exists(),
+        90,
+        "the car-sharing clip",
+    )
+    second_strike = "Drivers union calls second rail strike"
+    wait_until(
+        lambda: Match.objects.filter(
+            owner__email="erin@example.com", clip__title=second_strike
+        ).exists(),
+        90,
+        "erin's match for the second strike",
+    )
+    wait_until(
+        lambda: (
+            not Match.objects.undelivered()
+            .filter(owner=dana)
+            .exclude(mail_status=Match.MailStatus.SKIPPED)
+            .exists()
+        ),
+        30,
+        "dana's matches to settle",
+    )
+    assert len(mails_to(smtp_server, "dana@example.com")) == before
+
+    # The digest reader got nothing one by one, and exactly one digest with all her matches.
+    assert mails_to(smtp_server, "erin@example.com")[1:] == []
+    from clipping import digests
+    from clipping.tasks import deliver_digest
+
+    erin_titles = set(
+        Match.objects.filter(owner__email="erin@example.com").values_list("clip__title", flat=True)
+    )
+    for digest_id in digests.plan_digests(timezone.now() + timedelta(days=1)):
+        deliver_digest.delay(digest_id)
+    digest_mail = wait_until(
+        lambda: mails_to(smtp_server, "erin@example.com")[1:], 60, "erin's digest"
+    )
+    assert len(digest_mail) == 1
+    assert erin_titles >= RAIL_ARTICLES | {second_strike}
+    digest_text = text_of(digest_mail[0])
+    for title in erin_titles:
+        assert title in digest_text
+    assert CrawlRun.objects.filter(site=site).count() >= 2
+    digest_context.close()
+
+
+def test_a_worker_killed_mid_crawl_loses_and_doubles_nothing(
+    page, live_server, smtp_server, services, news_site
+):
+    base = live_server.url
+    root_url, _ = news_site
+    sign_up_and_verify(page, base, smtp_server, "dana@example.com")
+    create_list(page, base, "Energy", "subsidy")
+    Site.objects.create(
+        name="Demo",
+        root_url=root_url,
+        allow_private_network=True,
+        crawl_delay=0.4,
+        page_budget=80,
+        revisit_interval=timedelta(seconds=3),
+        min_page_revisit=timedelta(seconds=3),
+    )
+    services.worker("crawl", "crawl,render")
+    services.beat()
+    wait_until(
+        lambda: CrawlRun.objects.filter(finished_at__isnull=True, fetched__gte=3).exists(),
+        60,
+        "a crawl under way",
+    )
+    services.kill("crawl")
+    services.worker("crawl-restarted", "crawl,render")
+    services.worker("publish", "publish,celery")
+    wait_until(
+        lambda: set(subjects(smtp_server, "dana@example.com")) >= SUBSIDY_ARTICLES,
+        150,
+        "every subsidy article's mail",
+    )
+    wait_until(
+        lambda: CrawlRun.objects.filter(finished_at__isnull=False).exists(),
+        60,
+        "a finished crawl run",
+    )
+    titles = subjects(smtp_server, "dana@example.com")[1:]  # after the verification mail
+    assert sorted(titles) == sorted(set(titles)), f"a clip was mailed twice: {titles}"

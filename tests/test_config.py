@@ -1,0 +1,107 @@
+"""Settings, system checks and the Celery wiring."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+
+from config.celery_app import app
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCTION_ENV = {
+    "DEBUG": "0",
+    "SECRET_KEY": "x7Hq2-production-like-secret-key-for-the-deploy-check-0f9a8b7c6d5e4f3",
+    "ALLOWED_HOSTS": "clips.example.org",
+    "SITE_URL": "https://clips.example.org",
+    "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/webclip",
+    "CELERY_BROKER_URL": "redis://127.0.0.1:6379/2",
+    "CACHE_URL": "redis://127.0.0.1:6379/1",
+    "EMAIL_PROVIDER": "smtp",
+    "EMAIL_HOST": "smtp.example.org",
+    "DEFAULT_FROM_EMAIL": "Webclip <alerts@clips.example.org>",
+}
+
+
+def run_check(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    test_only = {"WEBCLIP_TESTING", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    clean = {k: v for k, v in os.environ.items() if k not in PRODUCTION_ENV and k not in test_only}
+    return subprocess.run(
+        [sys.executable, "manage.py", "check", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_deploy_check_passes_with_no_warnings_on_a_production_configuration():
+    result = run_check(PRODUCTION_ENV, "--deploy", "--fail-level", "WARNING")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "System check identified no issues" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("override", "error_id"),
+    [
+        ({"SECRET_KEY": ""}, "webclip.E001"),
+        ({"DEBUG": "1"}, "webclip.E002"),
+        ({"CELERY_BROKER_URL": "filesystem://"}, "webclip.E003"),
+        ({"DEFAULT_FROM_EMAIL": "Webclip <webclip@localhost>"}, "webclip.E004"),
+        ({"EMAIL_PROVIDER": "file"}, "webclip.E005"),
+    ],
+)
+def test_deploy_check_refuses_a_configuration_that_cannot_work(override, error_id):
+    result = run_check({**PRODUCTION_ENV, **override}, "--deploy")
+    assert result.returncode != 0
+    assert error_id in result.stdout + result.stderr
+
+
+def test_a_malformed_boolean_env_var_is_a_clear_configuration_error():
+    result = run_check({**PRODUCTION_ENV, "DEBUG": "maybe"})
+    assert result.returncode != 0
+    assert "DEBUG must be a boolean" in result.stderr
+
+
+def test_celery_time_limits_stay_below_the_broker_visibility_timeout():
+    visibility = app.conf.broker_transport_options["visibility_timeout"]
+    assert app.conf.task_soft_time_limit < app.conf.task_time_limit < visibility
+
+
+def test_celery_speaks_json_and_acknowledges_late():
+    assert app.conf.task_serializer == "json"
+    assert app.conf.accept_content == ["json"]
+    assert app.conf.task_acks_late is True
+    assert app.conf.task_reject_on_worker_lost is True
+
+
+def test_tasks_are_routed_to_their_queues():
+    router = app.amqp.router
+    assert router.route({}, "crawler.tasks.crawl_site")["queue"].name == "crawl"
+    assert router.route({}, "clipping.tasks.deliver_match")["queue"].name == "publish"
+
+
+def test_the_suite_runs_on_postgresql_and_redis():
+    assert settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
+    assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+
+
+def test_beat_uses_the_database_scheduler_with_the_dispatcher_registered(db):
+    from django_celery_beat.models import PeriodicTask
+
+    assert app.conf.beat_scheduler == "django_celery_beat.schedulers:DatabaseScheduler"
+    assert PeriodicTask.objects.filter(task="crawler.tasks.dispatch_due_sites", enabled=True).exists()
+
+
+def test_pages_carry_security_headers(client):
+    response = client.get("/")
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response["Referrer-Policy"] == "same-origin"
+    csp = response["Content-Security-Policy"]
+    assert "script-src 'self'" in csp
+    assert "unsafe-inline" not in csp

@@ -37,12 +37,19 @@ def wait_for(condition: Callable[[], bool], seconds: float = 60) -> None:
         time.sleep(0.2)
 
 
+def _reroute() -> None:
+    """Make Celery read task_routes again: it caches the route table and the router."""
+    app.amqp.flush_routes()
+    app.amqp.router = app.amqp.Router()
+
+
 @pytest.fixture
 def worker(settings) -> Iterator[None]:
     """A Celery worker thread consuming this test run's own publish queue on the real broker."""
     settings.CLIPPING_INDEX_REFRESH_SECONDS = 0
     queue = f"publish-test-{os.getpid()}"
     routes, app.conf.task_routes = app.conf.task_routes, {"clipping.tasks.*": {"queue": queue}}
+    _reroute()
     try:
         with start_worker(
             app, pool="solo", queues=[queue], perform_ping_check=False, loglevel="WARNING"
@@ -50,6 +57,7 @@ def worker(settings) -> Iterator[None]:
             yield
     finally:
         app.conf.task_routes = routes
+        _reroute()
 
 
 def test_a_crawled_page_reaches_its_readers_by_instant_mail_and_by_digest(

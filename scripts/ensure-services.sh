@@ -25,4 +25,9 @@ if ! redis_up; then
   for _ in $(seq 1 30); do redis_up && break; sleep 1; done
   redis_up || { echo "Redis is not running on 127.0.0.1:6379 and could not be started." >&2; exit 1; }
 fi
+# The database the test and benchmark settings name (tests create their own test_* copies).
+if command -v psql >/dev/null 2>&1 && \
+   ! psql -h 127.0.0.1 -U postgres -tAc "select 1 from pg_database where datname='webclip'" 2>/dev/null | grep -q 1; then
+  createdb -h 127.0.0.1 -U postgres webclip 2>/dev/null || true
+fi
 echo "PostgreSQL and Redis are up."

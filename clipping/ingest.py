@@ -7,7 +7,8 @@
    a sentence the page showed anywhere before, in any version, is old.
 3. Match the area against the keyword index. A list counts only if one of its spans lies in
    a new sentence: unchanged text never notifies again, whichever lists exist now.
-4. One Clip per version and area (unique), its summary around the first new span. A near
+4. One Clip per version and area (unique), its summary around the first new span, its time
+   the one the page declares (clipping.published), else when first seen. A near
    duplicate of a clip from another page joins that clip's story as a duplicate.
 5. One Match per list and story (unique): a list that already has the story gets no second.
 6. Remember the version's sentence digests; instant mail is queued when the transaction commits.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
@@ -27,6 +29,7 @@ from analyzer.text import sentence_spans, tokenize
 from clipping import dedup, publisher
 from clipping.conf import clipping_settings
 from clipping.models import Clip, KeywordList, Match, SeenText
+from clipping.published import published_time
 from clipping.render import one_line
 from crawler.models import PageVersion
 
@@ -175,6 +178,7 @@ def _clip_area(
             "spans": marks,
             "language": language[:8],
             "seen_at": version.fetched_at,
+            "published_at": _published_at(version),
             "fingerprint": print_.to_bytes() if print_ is not None else None,
             "duplicate_of": original,
         },
@@ -203,6 +207,20 @@ def _clip_area(
             result.match_ids.append(match.id)
         else:
             result.repeats += 1
+
+
+def _published_at(version: PageVersion) -> datetime:
+    """Return when the page says it was published, else when this text was first seen.
+
+    Parsed once per version (a page with several clips shares it) and only when a clip is made.
+    """
+    cached = getattr(version, "_webclip_published_at", None)
+    if cached is None:
+        body = version.raw_body()
+        declared = published_time(body, seen_at=version.fetched_at) if body else None
+        cached = declared or version.fetched_at
+        version._webclip_published_at = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def _window(

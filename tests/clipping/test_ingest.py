@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from django.db import IntegrityError, transaction
 
@@ -234,3 +236,28 @@ def test_instant_matches_are_mailed_once_the_transaction_commits(
     assert mailoutbox[0].subject == "Council backs solar subsidies"
     assert Match.objects.get(owner=alice).mail_status == "sent"
     assert Match.objects.get(owner=bob).mail_status == "pending"  # Bob waits for his digest
+
+
+def test_a_clip_carries_the_publication_time_its_page_declares(site, alice):
+    make_list(alice, "Energy", "subsidy")
+    html = article("Council backs solar subsidies", SOLAR).replace(
+        "<head>",
+        '<head><meta property="article:published_time" content="2025-03-03T08:30:00+01:00">',
+    )
+    ingest_html(site, URL, html)
+
+    clip = Clip.objects.get()
+    assert clip.published_at == datetime(2025, 3, 3, 7, 30, tzinfo=UTC)
+    assert clip.shown_at == clip.published_at
+
+
+def test_a_clip_of_a_page_without_a_declared_time_is_dated_when_first_seen(site, alice):
+    make_list(alice, "Energy", "subsidy")
+    seen = datetime(2025, 3, 4, 9, 15, tzinfo=UTC)
+    version = store_version(
+        site, URL, article("Council backs solar subsidies", SOLAR), fetched_at=seen
+    )
+    ingest(version, analyze(version.raw_body(), URL), index=active_index())
+
+    clip = Clip.objects.get()
+    assert clip.published_at == seen == clip.seen_at

@@ -1,0 +1,72 @@
+"""The publication time a page declares: metadata, microdata, JSON-LD, never a loose date."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from clipping.published import published_time
+
+SEEN = datetime(2025, 3, 4, 12, 0, tzinfo=UTC)
+
+
+def page(head: str = "", body: str = "<p>Text of the article.</p>") -> str:
+    return f"<!doctype html><html><head><title>T</title>{head}</head><body>{body}</body></html>"
+
+
+@pytest.mark.parametrize(
+    ("head", "body", "expected"),
+    [
+        (
+            '<meta property="article:published_time" content="2025-03-03T08:30:00+01:00">',
+            "",
+            datetime(2025, 3, 3, 7, 30, tzinfo=UTC),
+        ),
+        ('<meta name="pubdate" content="2025-03-02">', "", datetime(2025, 3, 2, tzinfo=UTC)),
+        (
+            "",
+            '<span itemprop="datePublished" content="2025-03-01T10:00:00Z">1 March</span>',
+            datetime(2025, 3, 1, 10, tzinfo=UTC),
+        ),
+        (
+            '<script type="application/ld+json">{"@context": "https://schema.org", "@graph": '
+            '[{"@type": "WebPage"}, {"@type": "NewsArticle", "datePublished": '
+            '"2025-02-28T18:15:00-05:00"}]}</script>',
+            "",
+            datetime(2025, 2, 28, 23, 15, tzinfo=UTC),
+        ),
+        (
+            "",
+            '<time pubdate datetime="2025-03-03T06:00:00Z">3 March</time>',
+            datetime(2025, 3, 3, 6, tzinfo=UTC),
+        ),
+    ],
+    ids=["open-graph", "meta-name", "microdata", "json-ld-graph", "time-pubdate"],
+)
+def test_the_declared_publication_time_is_read_and_made_utc(head, body, expected):
+    assert published_time(page(head, body), seen_at=SEEN) == expected
+
+
+def test_the_page_metadata_wins_over_a_date_in_the_body():
+    html = page(
+        '<meta property="article:published_time" content="2025-03-03T08:00:00Z">',
+        '<time pubdate datetime="2020-01-01T00:00:00Z">old</time>',
+    )
+    assert published_time(html, seen_at=SEEN) == datetime(2025, 3, 3, 8, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        page(body="<p>Published on 3 March 2025 at 08:00.</p><time datetime='2025-03-03'>x</time>"),
+        page('<meta property="article:published_time" content="not a date">'),
+        page('<meta property="article:published_time" content="2031-01-01T00:00:00Z">'),
+        page('<meta property="article:published_time" content="1970-01-01T00:00:00Z">'),
+        page('<script type="application/ld+json">{"datePublished": </script>'),
+        "",
+    ],
+    ids=["loose-dates", "garbage", "future", "epoch", "broken-json-ld", "empty"],
+)
+def test_no_trusted_declaration_gives_none(html):
+    assert published_time(html, seen_at=SEEN) is None

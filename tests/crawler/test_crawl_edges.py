@@ -10,7 +10,7 @@ from django.utils import timezone
 from crawler.crawl import crawl
 from crawler.models import CrawlRun, Page, PageVersion
 from crawler.strategies import PageObservation, Strategy, register
-from tests.crawler.servers import Response, SiteServer
+from tests.crawler.servers import Response, SiteServer, gzip_bomb
 from tests.crawler.sites import article, hub, make_site
 
 pytestmark = pytest.mark.django_db
@@ -137,3 +137,38 @@ def test_a_run_closed_by_another_worker_stops(server):
     run = crawl(site, progress=take_over)
     assert run.status == CrawlRun.Status.INTERRUPTED and run.stop_reason == "heartbeat-timeout"
     assert run.fetched < 31
+
+
+def test_hostile_pages_end_with_a_recorded_error_and_the_run_goes_on(server, settings):
+    # Small caps keep the test quick; the 5 MiB and 30 s defaults take the same code path.
+    settings.CRAWLER_MAX_BODY_BYTES = 256 * 1024
+    settings.CRAWLER_CONNECT_TIMEOUT = 1.0
+    settings.CRAWLER_READ_TIMEOUT = 1.0
+    settings.CRAWLER_TOTAL_TIMEOUT = 2.0
+    settings.CRAWLER_RETRIES = 0
+    hostile = {
+        "/big": server.huge(1024 * 1024),
+        "/bomb": gzip_bomb(64 * 1024 * 1024),
+        "/silent": server.never_answers,
+        "/drip": server.trickle(interval=0.5, size=1000),
+    }
+    for path, answer in hostile.items():
+        server.route(path, answer)
+    server.html("/fine", article("Fine", "An ordinary page beside the hostile ones."))
+    server.html("/", hub("Home", [(path, path) for path in [*hostile, "/fine"]]))
+
+    run = crawl(make_site(server))
+
+    assert run.status == CrawlRun.Status.FINISHED and run.stop_reason == "exhausted"
+    errors = {
+        path: Page.objects.get(url=server.url(path)).error.split(":", 1)[0] for path in hostile
+    }
+    assert errors == {
+        "/big": "too_large",
+        "/bomb": "too_large",
+        "/silent": "timeout",
+        "/drip": "timeout",
+    }
+    assert run.errors >= len(hostile)
+    assert not PageVersion.objects.filter(page__url__in=[server.url(p) for p in hostile]).exists()
+    assert Page.objects.get(url=server.url("/fine")).versions.count() == 1

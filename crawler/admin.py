@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
-from django.utils.safestring import mark_safe
 
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
 from crawler.tasks import enqueue_crawl
@@ -25,8 +27,38 @@ _LAST_RUN_FIELDS = (
 )
 
 
+STORED_SHOWN = 50  # versions listed on a run's page
+RECENT_RUNS = 10  # runs shown on a site's page; the rest are one link away
+_RUN_COLUMNS = (
+    "Started",
+    "Took",
+    "Status",
+    "Strategy",
+    "Fetched",
+    "New",
+    "Changed",
+    "Unchanged",
+    "Errors",
+    "Robots-skipped",
+    "Harvest",
+    "Stopped",
+)
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "–"
+
+
+def _duration(run: CrawlRun) -> str:
+    if run.finished_at is None:
+        return "running"
+    seconds = int((run.finished_at - run.started_at).total_seconds())
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+
+
+def _filtered(changelist: str, site: Site) -> str:
+    """Return the URL of an admin changelist filtered to one site."""
+    return f"{reverse(changelist)}?{urlencode({'site__id__exact': site.pk})}"
 
 
 @admin.register(Site)
@@ -50,6 +82,8 @@ class SiteAdmin(admin.ModelAdmin):
     search_fields = ["name", "root_url"]
     actions = ["crawl_now"]
     readonly_fields = ["recent_runs"]
+    # A root URL typed without a scheme ("example.com") is taken as https, Django 6's default.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     fieldsets = [
         (None, {"fields": ["name", "root_url", "seed_urls", "allowed_hosts", "enabled"]}),
         (
@@ -86,48 +120,50 @@ class SiteAdmin(admin.ModelAdmin):
 
     @admin.display(description="Runs")
     def recent_runs(self, site: Site) -> str:
-        runs = site.runs.order_by("-started_at", "-id")[:10]
+        runs = list(site.runs.order_by("-started_at", "-id")[:RECENT_RUNS])
+        if not runs:
+            return "No runs yet."
         rows = format_html_join(
             "",
             '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>'
-            "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             (
                 (
                     reverse("admin:crawler_crawlrun_change", args=[run.pk]),
                     f"{run.started_at:%Y-%m-%d %H:%M}",
-                    run.status,
+                    _duration(run),
+                    run.get_status_display(),
                     run.strategy,
                     run.fetched,
                     run.new,
                     run.changed,
+                    run.unchanged,
                     run.errors,
                     run.robots_skipped,
                     _percent(run.relevant, run.fetched),
-                    run.stop_reason,
+                    run.stop_reason or "–",
                 )
                 for run in runs
             ),
         )
-        if not rows:
-            return "No runs yet."
-        head = "".join(
-            f"<th>{label}</th>"
-            for label in (
-                "Started",
-                "Status",
-                "Strategy",
-                "Fetched",
-                "New",
-                "Changed",
-                "Errors",
-                "Robots-skipped",
-                "Harvest",
-                "Stopped",
-            )
+        head = format_html_join("", "<th>{}</th>", ((label,) for label in _RUN_COLUMNS))
+        total = site.runs.count()
+        pages = site.pages.fetched().count()
+        footer = format_html(
+            '<p>Showing the last {} of {} runs: <a href="{}">all runs of this site</a> · '
+            '<a href="{}">its {} fetched pages</a></p>',
+            len(runs),
+            total,
+            _filtered("admin:crawler_crawlrun_changelist", site),
+            _filtered("admin:crawler_page_changelist", site),
+            pages,
         )
         return format_html(
-            "<table><thead><tr>{}</tr></thead><tbody>{}</tbody></table>", mark_safe(head), rows
-        )  # noqa: S308 - constant labels
+            '<table class="crawl-runs"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>{}',
+            head,
+            rows,
+            footer,
+        )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Site]:
         last = CrawlRun.objects.filter(site=OuterRef("pk")).order_by("-started_at", "-id")
@@ -152,8 +188,9 @@ class SiteAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">{}</a> ({})', url, started, site.last_status)
 
     @admin.display(description="Pages", ordering="page_count")
-    def pages(self, site: Site) -> int:
-        return site.page_count
+    def pages(self, site: Site) -> str:
+        url = _filtered("admin:crawler_page_changelist", site)
+        return format_html('<a href="{}">{}</a>', url, site.page_count)
 
     @admin.display(description="New")
     def last_new(self, site: Site) -> int | None:
@@ -208,7 +245,7 @@ class CrawlRunAdmin(admin.ModelAdmin):
     list_select_related = ["site"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: CrawlRun | None = None) -> list[str]:
-        return [field.name for field in CrawlRun._meta.fields]
+        return [field.name for field in CrawlRun._meta.fields] + ["harvest", "stored_versions"]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -216,6 +253,41 @@ class CrawlRunAdmin(admin.ModelAdmin):
     @admin.display(description="Harvest rate")
     def harvest(self, run: CrawlRun) -> str:
         return _percent(run.relevant, run.fetched)
+
+    @admin.display(description="Versions stored")
+    def stored_versions(self, run: CrawlRun) -> str:
+        versions = list(
+            run.versions.select_related("page").order_by("-fetched_at", "-id")[:STORED_SHOWN]
+        )
+        if not versions:
+            return "None: this run stored no new or changed page."
+        rows = format_html_join(
+            "",
+            '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>',
+            (
+                (
+                    reverse("admin:crawler_page_change", args=[version.page_id]),
+                    version.page.url,
+                    f"{version.fetched_at:%Y-%m-%d %H:%M:%S}",
+                    version.get_kind_display() or "–",
+                    "yes" if version.has_information else "no",
+                    "rendered" if version.rendered else "fetched",
+                )
+                for version in versions
+            ),
+        )
+        total = run.versions.count()
+        more = (
+            format_html("<p>The newest {} of {}.</p>", len(versions), total)
+            if total > len(versions)
+            else ""
+        )
+        return format_html(
+            "<table><thead><tr><th>Page</th><th>Fetched</th><th>Kind</th><th>Information</th>"
+            "<th>Body</th></tr></thead><tbody>{}</tbody></table>{}",
+            rows,
+            more,
+        )
 
 
 class VersionInline(admin.TabularInline):

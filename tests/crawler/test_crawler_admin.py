@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+import lxml.html
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
+from crawler.admin import RECENT_RUNS
 from crawler.crawl import crawl
-from crawler.models import CrawlRun, Page
+from crawler.models import CrawlRun, Page, PageVersion, Site
 from tests.conftest import make_user
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import make_site, news_site
@@ -48,12 +53,85 @@ def test_the_site_list_shows_the_last_run_and_its_counters(staff_client, crawled
     )
 
 
-def test_a_site_page_lists_its_recent_runs(staff_client, crawled):
+def runs_table(html: str) -> list[list[str]]:
+    """Return the text of each row of the recent-runs table on a site's admin page."""
+    document = lxml.html.document_fromstring(html)
+    return [
+        [cell.text_content().strip() for cell in row.xpath("./td")]
+        for row in document.xpath("//table[@class='crawl-runs']/tbody/tr")
+    ]
+
+
+def test_a_site_page_lists_its_recent_runs_with_their_counters(staff_client, crawled):
     site, run = crawled
     response = staff_client.get(reverse("admin:crawler_site_change", args=[site.pk]))
     assert response.status_code == 200
-    assert "Recent runs" in response.content.decode()
-    assert "exhausted" in response.content.decode()
+    html = response.content.decode()
+    assert "Recent runs" in html
+    [row] = runs_table(html)
+    harvest = f"{100 * run.relevant / run.fetched:.0f}%"
+    assert row[0] == f"{run.started_at:%Y-%m-%d %H:%M}"
+    assert row[2:] == [
+        "Finished",
+        "bfs",
+        str(run.fetched),
+        str(run.new),
+        str(run.changed),
+        str(run.unchanged),
+        str(run.errors),
+        str(run.robots_skipped),
+        harvest,
+        "exhausted",
+    ]
+    assert reverse("admin:crawler_crawlrun_change", args=[run.pk]) in html
+    runs_link = reverse("admin:crawler_crawlrun_changelist") + f"?site__id__exact={site.pk}"
+    pages_link = reverse("admin:crawler_page_changelist") + f"?site__id__exact={site.pk}"
+    assert f'href="{runs_link}"' in html and f'href="{pages_link}"' in html
+    pages = Page.objects.filter(site=site).fetched().count()
+    assert f"its {pages} fetched pages" in html
+
+
+def test_a_site_page_shows_the_newest_runs_first_and_links_to_the_rest(staff_client, crawled):
+    site, run = crawled
+    now = timezone.now()
+    for hours in range(1, 13):  # older runs, finished
+        CrawlRun.objects.create(
+            site=site,
+            strategy="bfs",
+            status=CrawlRun.Status.FINISHED,
+            started_at=now - timedelta(hours=hours),
+            finished_at=now - timedelta(hours=hours) + timedelta(seconds=90),
+            fetched=hours,
+            stop_reason="budget",
+        )
+    html = staff_client.get(reverse("admin:crawler_site_change", args=[site.pk])).content.decode()
+    rows = runs_table(html)
+    assert len(rows) == RECENT_RUNS
+    assert rows[0][4] == str(run.fetched)  # the real run is the newest
+    assert [r[4] for r in rows[1:]] == [str(h) for h in range(1, RECENT_RUNS)]
+    assert rows[1][1] == "1 min 30 s"
+    assert f"Showing the last {RECENT_RUNS} of 13 runs" in html
+    listing = staff_client.get(
+        reverse("admin:crawler_crawlrun_changelist"), {"site__id__exact": site.pk}
+    )
+    assert listing.status_code == 200 and len(listing.context["cl"].result_list) == 13
+
+
+def test_a_new_site_has_no_runs_yet(staff_client):
+    site = Site.objects.create(name="Quiet", root_url="http://127.0.0.1:9/")
+    html = staff_client.get(reverse("admin:crawler_site_change", args=[site.pk])).content.decode()
+    assert "No runs yet." in html and runs_table(html) == []
+
+
+def test_a_run_page_lists_the_versions_it_stored(staff_client, crawled):
+    site, run = crawled
+    html = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[run.pk])).content
+    document = lxml.html.document_fromstring(html)
+    listed = set(document.xpath("//div[contains(@class, 'field-stored_versions')]//td[1]/a/text()"))
+    stored = set(PageVersion.objects.filter(run=run).values_list("page__url", flat=True))
+    assert stored and listed == stored
+    story = Page.objects.filter(site=site, kind=Page.Kind.INFORMATION).first()
+    assert reverse("admin:crawler_page_change", args=[story.pk]) in html.decode()
 
 
 def test_runs_and_pages_with_their_versions_are_shown(staff_client, crawled):

@@ -373,6 +373,27 @@ CRAWLER_CHROMIUM_PATH = env_str("CRAWLER_CHROMIUM_PATH", "/usr/bin/chromium")
 CRAWLER_RENDER_TIMEOUT = env_float("CRAWLER_RENDER_TIMEOUT", 20.0)
 CRAWLER_RENDER_CONCURRENCY = env_int("CRAWLER_RENDER_CONCURRENCY", 2, minimum=1)
 
+# --- Hidden web (crawler/deepweb/conf.py) -------------------------------------------------------
+# Search forms searched with users' keywords during each crawl run (HiWE, He et al.): the least
+# rapidfuzz similarity of a form label to an LVS label, the ranking of value assignments (fuzzy,
+# average, probabilistic), Smax submissions per form per run, alpha fewest elements, the
+# similarity to a "no results" page that makes an answer empty, the prevalence above which a
+# query segment is presentation, result link depth, result-list pages walked, nonsense probes,
+# second-level URLs fetched per form, visual labels from Chromium, the share of the run's time.
+DEEPWEB_ENABLED = env_bool("DEEPWEB_ENABLED", True)
+DEEPWEB_LABEL_THRESHOLD = env_float("DEEPWEB_LABEL_THRESHOLD", 0.8)
+DEEPWEB_RANKING = env_str("DEEPWEB_RANKING", "fuzzy")
+DEEPWEB_SMAX = env_int("DEEPWEB_SMAX", 50, minimum=1)
+DEEPWEB_ALPHA = env_int("DEEPWEB_ALPHA", 1, minimum=1)
+DEEPWEB_EMPTY_THRESHOLD = env_float("DEEPWEB_EMPTY_THRESHOLD", 0.85)
+DEEPWEB_DEDUP_PREVALENCE = env_float("DEEPWEB_DEDUP_PREVALENCE", 0.1)
+DEEPWEB_RESULT_DEPTH = env_int("DEEPWEB_RESULT_DEPTH", 1, minimum=0)
+DEEPWEB_RESULT_PAGES = env_int("DEEPWEB_RESULT_PAGES", 5, minimum=1)
+DEEPWEB_PROBES = env_int("DEEPWEB_PROBES", 2, minimum=1)
+DEEPWEB_SECOND_LEVEL = env_int("DEEPWEB_SECOND_LEVEL", 100, minimum=0)
+DEEPWEB_BROWSER_LABELS = env_bool("DEEPWEB_BROWSER_LABELS", True)
+DEEPWEB_TIME_SHARE = env_float("DEEPWEB_TIME_SHARE", 0.5)
+
 # --- Publishing (clipping/conf.py) --------------------------------------------------------------
 # Instant mails per user and clock hour before the rest of the hour goes in one hourly digest;
 # how long a send may hold its claim before another worker takes it over (longer than any send);
@@ -388,6 +409,11 @@ CLIPPING_FEED_ITEMS = env_int("CLIPPING_FEED_ITEMS", 50, minimum=1)
 CLIPPING_SEND_MAX_RETRIES = env_int("CLIPPING_SEND_MAX_RETRIES", 8, minimum=0)
 CLIPPING_SEND_RETRY_BACKOFF = env_int("CLIPPING_SEND_RETRY_BACKOFF", 30, minimum=1)
 CLIPPING_SEND_RETRY_BACKOFF_MAX = env_int("CLIPPING_SEND_RETRY_BACKOFF_MAX", 3600, minimum=1)
+# A new or edited list is matched against the pages fetched in the last BACKFILL_DAYS days (0 turns
+# this off), newest first, analysing at most MAX_PAGES pages and making at most MAX_MATCHES matches.
+CLIPPING_BACKFILL_DAYS = env_float("CLIPPING_BACKFILL_DAYS", 7.0)
+CLIPPING_BACKFILL_MAX_PAGES = env_int("CLIPPING_BACKFILL_MAX_PAGES", 500, minimum=0)
+CLIPPING_BACKFILL_MAX_MATCHES = env_int("CLIPPING_BACKFILL_MAX_MATCHES", 20, minimum=0)
 
 # --- Logging -----------------------------------------------------------------------------------
 

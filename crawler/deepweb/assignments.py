@@ -105,8 +105,8 @@ def plan_form(
         if element.finite:
             sets.append(_finite_values(element, match))
             continue
-        if match is None and lone_search_box and keywords is not None:
-            match = LabelMatch(keywords, 0.0, "")
+        if lone_search_box and keywords is not None:
+            match = _keyword_match(keywords, match)
         if match is None:
             return Plan(form, reason=f"no LVS label matches {label!r}")
         choices = tuple(
@@ -118,6 +118,22 @@ def plan_form(
             return Plan(form, reason=f"the LVS row {match.row.label!r} has no values")
         sets.append(ElementValues(element, choices, match, keyword=match.row.source == USERS))
     return Plan(form, tuple(sets))
+
+
+def _keyword_match(keywords: LabelValues, match: LabelMatch | None) -> LabelMatch:
+    """Return the users' keywords as the match of a search form's only text box.
+
+    The box is what the site searches with, so it always takes what users want, whatever
+    other LVS row its label resembles (an admin's or a learned "Search" row); that row's
+    values are searched too, after the users' keywords of the same weight.
+    """
+    if match is None or match.row.source == USERS:
+        return match or LabelMatch(keywords, 0.0, "")
+    values = dict(keywords.values)
+    for value, weight in match.row.values:
+        values.setdefault(value, weight)
+    row = LabelValues(keywords.label, tuple(values.items()), keywords.aliases, USERS)
+    return LabelMatch(row, match.score, match.matched)
 
 
 def _finite_values(element: Element, match: LabelMatch | None) -> ElementValues:

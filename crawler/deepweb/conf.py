@@ -24,6 +24,7 @@ class DeepWebSettings:
     probes: int  # nonsensical queries sent to learn a form's "no results" page
     second_level: int  # most second-level URLs fetched per form per run, after dedup
     browser_labels: bool  # lay forms out in Chromium to label widgets the DOM leaves bare
+    time_share: float  # share of a crawl run's time cap (CRAWLER_RUN_SECONDS) the pass may use
 
 
 def deepweb_settings() -> DeepWebSettings:
@@ -41,6 +42,7 @@ def deepweb_settings() -> DeepWebSettings:
         probes=int(getattr(settings, "DEEPWEB_PROBES", 2)),
         second_level=int(getattr(settings, "DEEPWEB_SECOND_LEVEL", 100)),
         browser_labels=bool(getattr(settings, "DEEPWEB_BROWSER_LABELS", True)),
+        time_share=float(getattr(settings, "DEEPWEB_TIME_SHARE", 0.5)),
     )
     if values.ranking not in RANKINGS:
         raise ImproperlyConfigured(
@@ -52,6 +54,8 @@ def deepweb_settings() -> DeepWebSettings:
     for name in ("smax", "alpha", "result_pages", "probes"):
         if getattr(values, name) < 1:
             raise ImproperlyConfigured(f"DEEPWEB_{name.upper()} must be at least 1.")
+    if not 0.0 < values.time_share <= 1.0:
+        raise ImproperlyConfigured("DEEPWEB_TIME_SHARE must lie in (0, 1].")
     if values.result_depth < 0 or values.second_level < 0:
         raise ImproperlyConfigured("DEEPWEB_RESULT_DEPTH and DEEPWEB_SECOND_LEVEL must be >= 0.")
     return values

@@ -91,6 +91,20 @@ def keyword_row(queries: Mapping[str, float], source: str = USERS) -> LabelValue
     return LabelValues(KEYWORD_LABEL, values, KEYWORD_ALIASES, source)
 
 
+def with_keywords(rows: Sequence[LabelValues], queries: Mapping[str, float]) -> list[LabelValues]:
+    """Return the table with its users' row holding exactly `queries` (this site's keywords).
+
+    The stored users' row is shared by every site and rewritten by each run; a run reads its
+    own topic's keywords from here instead, so another site's run can never swap them. The
+    stored row's aliases (admins may edit them) are kept.
+    """
+    stored = next((row for row in rows if row.source == USERS), None)
+    own = keyword_row(queries)
+    if stored is not None:
+        own = LabelValues(own.label, own.values, stored.aliases, USERS, stored.row_id)
+    return [row for row in rows if row.source != USERS] + [own]
+
+
 # English function words and form filler ("Enter State", "Select a section"). The general
 # stop list (stopwordsiso, 1,298 words) drops "state", "section", "date", "order" and "name":
 # the very words labels are made of.

@@ -61,17 +61,19 @@ class Requester:
         *,
         needs_browser: bool,
         deadline: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.backend = backend
         self.call = call
         self.needs_browser = needs_browser
-        self.deadline = deadline  # time.monotonic() after which nothing is sent
+        self.deadline = deadline  # clock() value after which nothing is sent
+        self.clock = clock
         self.requests = 0
         self._browser: FormBrowser | None = None
 
     def expired(self) -> bool:
         """Tell whether the pass has used its time."""
-        return self.deadline is not None and time.monotonic() > self.deadline
+        return self.deadline is not None and self.clock() > self.deadline
 
     def get(self, url: str) -> Answer:
         """Fetch a page with GET."""

@@ -19,7 +19,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -31,6 +31,7 @@ from crawler.conf import crawler_settings
 from crawler.deepweb.assignments import best_assignments, plan_form
 from crawler.deepweb.conf import DeepWebSettings, deepweb_settings
 from crawler.deepweb.forms import Form, FormParseError, analyze_forms
+from crawler.deepweb.lvs import with_keywords
 from crawler.deepweb.requester import Call, Requester
 from crawler.deepweb.responses import boilerplate
 from crawler.deepweb.safety import refusal
@@ -56,8 +57,6 @@ logger = logging.getLogger(__name__)
 Handle = Callable[[Page, Fetched], object]
 # Assignments ranked per form before the least recently tried Smax are chosen.
 CANDIDATES_PER_SUBMISSION = 10
-# Share of a crawl run's time cap the form pass may take: link crawling always gets the rest.
-RUN_SHARE = 0.5
 
 
 @dataclass
@@ -101,14 +100,15 @@ def search_site(
     rng: random.Random | None = None,
     now: datetime | None = None,
     deadline: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> HiddenWebReport:
     """Search the site's forms with every user's keywords; fetch and store what they find.
 
     `call` runs a coroutine on the run's fetching loop; `handle(page, fetched)` stores a
     fetched result page (the run loop's handler; default `crawler.pipeline.process`);
-    `budget()` says how many more pages the run may fetch; past `deadline` (a
-    time.monotonic() value; default: RUN_SHARE of CRAWLER_RUN_SECONDS from now) no request
-    is sent and the pass ends with what it has.
+    `budget()` says how many more pages the run may fetch; past `deadline` (a `clock()`
+    value, time.monotonic() by default; default: DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS
+    from now) no request is sent and the pass ends with what it has.
     """
     settings = settings or deepweb_settings()
     if not settings.enabled:
@@ -118,12 +118,16 @@ def search_site(
     if not topic.queries:
         return HiddenWebReport(skipped="no keywords")
     if deadline is None:
-        deadline = time.monotonic() + crawler_settings().run_seconds * RUN_SHARE
+        deadline = clock() + crawler_settings().run_seconds * settings.time_share
+    requester = Requester(
+        backend, call, needs_browser=site.needs_browser, deadline=deadline, clock=clock
+    )
     runner = _SiteSearch(
         site,
         frontier,
-        Requester(backend, call, needs_browser=site.needs_browser, deadline=deadline),
+        requester,
         settings,
+        queries=topic.queries,
         language=topic.language,
         rng=rng or random.Random(),  # noqa: S311 (probe words, not secrets)
         now=now or timezone.now(),
@@ -131,9 +135,7 @@ def search_site(
     try:
         report = runner.search()
         if settings.result_depth > 0:
-            report.followed = _follow(
-                site, frontier, runner.results, call, backend, handle, budget, deadline
-            )
+            report.followed = _follow(site, frontier, runner.results, requester, handle, budget)
     finally:
         runner.requester.close()
     report.requests = runner.requester.requests
@@ -172,6 +174,7 @@ class _SiteSearch:
         requester: Requester,
         settings: DeepWebSettings,
         *,
+        queries: Mapping[str, float],
         language: str,
         rng: random.Random,
         now: datetime,
@@ -180,6 +183,7 @@ class _SiteSearch:
         self.frontier = frontier
         self.requester = requester
         self.settings = settings
+        self.queries = dict(queries)
         self.language = language
         self.rng = rng
         self.now = now
@@ -191,6 +195,8 @@ class _SiteSearch:
     def search(self) -> HiddenWebReport:
         """Analyse and search the forms of every seed page."""
         for url in self.site.seeds():
+            if self.requester.expired():
+                break
             answer = self.requester.get(url)
             if not answer.ok:
                 logger.info("Hidden web: %s could not be read (%s)", url, answer.error)
@@ -218,7 +224,7 @@ class _SiteSearch:
     def _labelled(self, forms: list[Form], html: str, url: str) -> list[Form]:
         """Give unlabelled elements of forms worth filling their visual labels."""
         wanted = [f for f in forms if f.unlabelled() and refusal(f) is None]
-        if not wanted or not self.settings.browser_labels:
+        if not wanted or not self.settings.browser_labels or self.requester.expired():
             return forms
         layouts = self.requester.visual_labels(html, url)
         if layouts is None or len(layouts) != len(forms):
@@ -242,7 +248,7 @@ class _SiteSearch:
             learn_domains(form, self.language)
         plan = plan_form(
             form,
-            load_table(),
+            with_keywords(load_table(), self.queries),
             threshold=self.settings.label_threshold,
             alpha=self.settings.alpha,
             language=self.language,
@@ -287,11 +293,9 @@ def _follow(
     site: Site,
     frontier: Frontier,
     results: dict[str, int],
-    call: Call,
-    backend: FetchBackend,
+    requester: Requester,
     handle: Handle | None,
     budget: Callable[[], int] | None,
-    deadline: float,
 ) -> int:
     """Fetch and store result pages not fetched yet (or due again); return how many.
 
@@ -312,13 +316,13 @@ def _follow(
     wanted = [u for u in urls if u in pages and u not in frontier.taken]
     followed = 0
     for url in wanted:
-        if (budget is not None and budget() <= 0) or time.monotonic() > deadline:
+        if (budget is not None and budget() <= 0) or requester.expired():
             break
         frontier.take([url])
         page = pages[url]
-        fetched = call(
+        fetched = requester.call(
             pipeline.fetch_page(
-                backend,
+                requester.backend,
                 page.url,
                 etag=page.etag,
                 last_modified=page.last_modified,

@@ -113,6 +113,8 @@ class FormSearch:
             values[target.name] = query
             assignment = Assignment(tuple(values.items()), 0.0, query)
             answer = self.requester.send(self.form, request_for_assignment(self.form, assignment))
+            if answer.error == TIME_UP:
+                break  # not sent; without a signature the answers are read as non-empty
             self.outcome.probes += 1
             if answer.ok:
                 signatures.append(self._signature(answer, query))
@@ -193,6 +195,8 @@ class FormSearch:
         self.outcome.second_level_deduped = len(deduped)
         for url in deduped[: self.settings.second_level]:
             answer = self.requester.get(url)
+            if answer.error == TIME_UP:
+                break
             self.outcome.second_level_fetched += 1
             query = _argument(url, self.query_arg)
             if answer.ok and not self._empty(answer, query):

@@ -93,3 +93,26 @@ def test_people_who_are_not_staff_cannot_see_the_table(client):
     client.force_login(make_user("bob@example.com"))
     response = client.get(reverse("admin:crawler_labelvalueset_changelist"))
     assert response.status_code == 302  # sent to the admin login
+
+
+def test_the_table_lists_rows_of_every_source_and_filters_by_source(staff_client):
+    from crawler.deepweb.forms import analyze_forms
+    from crawler.deepweb.store import learn_domains, sync_keywords
+
+    LabelValueSet.objects.create(label="Region", source=LabelValueSet.Source.ADMIN)
+    sync_keywords({"election": 1.0, "vaccine": 1.0})
+    (form,) = analyze_forms(
+        '<form action="/s"><label for="o">Sort order</label>'
+        '<select id="o" name="o"><option>Newest</option><option>Oldest</option></select></form>',
+        "http://news.example/",
+    )
+    learn_domains(form)
+    url = reverse("admin:crawler_labelvalueset_changelist")
+    listing = staff_client.get(url).content.decode()
+    for text in ("Region", "Admin", "Users&#x27; keywords", "Sort order", "Learned from crawled"):
+        assert text in listing
+    users_only = staff_client.get(url, {"source__exact": "users"}).content.decode()
+    assert "Users&#x27; keywords" in users_only and "Sort order" not in users_only
+    row = LabelValueSet.objects.get(source=LabelValueSet.Source.USERS)
+    detail = staff_client.get(reverse("admin:crawler_labelvalueset_change", args=[row.pk]))
+    assert "vaccine" in detail.content.decode()

@@ -161,3 +161,19 @@ def test_without_keywords_a_search_form_is_not_submitted():
     )
     assert not plan.submittable
     assert "no values" in plan.reason
+
+
+def test_a_search_box_takes_the_users_keywords_even_when_an_admin_row_shares_its_label():
+    admin = LabelValues("Search", (("breaking news", 1.0),), source=ADMIN)
+    plan = plan_form(
+        form_of(
+            '<form action="/search"><label for="q">Search</label><input id="q" name="q"></form>'
+        ),
+        [admin, KEYWORDS],
+        threshold=0.8,
+        alpha=1,
+    )
+    assert plan.submittable and plan.keyword_element.name == "q"
+    values = [a.keyword for a in best_assignments(plan, FUZZY, 10)]
+    # The users' keywords come first by weight; the admin's value is searched as well.
+    assert values == ["election", "breaking news", "climate", "vaccine"]

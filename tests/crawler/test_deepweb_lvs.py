@@ -6,7 +6,15 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from crawler.deepweb.forms import analyze_forms
-from crawler.deepweb.lvs import ADMIN, LEARNED, USERS, LabelValues, keyword_row, match_label
+from crawler.deepweb.lvs import (
+    ADMIN,
+    LEARNED,
+    USERS,
+    LabelValues,
+    keyword_row,
+    match_label,
+    with_keywords,
+)
 from crawler.deepweb.store import (
     LEARNED_MAX,
     LEARNED_WEIGHT,
@@ -103,3 +111,16 @@ def test_finite_domains_of_crawled_forms_are_learnt_and_reinforced():
     # A text box labelled "Section" on another form now has values to take.
     match = match_label("Section", load_table(), 0.8)
     assert {v for v, _ in match.row.values} == {"World", "Politics", "Science"}
+
+
+def test_a_run_puts_its_own_keywords_in_the_users_row_and_keeps_its_aliases():
+    stored = LabelValues("search", (("marathon", 1.0),), ("find it",), USERS, row_id=7)
+    region = LabelValues("Region", (("North", 1.0),))
+    table = with_keywords([stored, region], {"vaccine": 2.0, "glacier": 1.0})
+    assert table[0] == region
+    own = table[1]
+    assert own.source == USERS and own.row_id == 7 and own.aliases == ("find it",)
+    assert dict(own.values) == {"vaccine": 1.0, "glacier": 0.5}
+    # Without a stored row, the users' row is built with the usual aliases.
+    (fresh,) = with_keywords([], {"vaccine": 1.0})
+    assert fresh.source == USERS and "keywords" in fresh.aliases

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from urllib.parse import parse_qsl
 
@@ -211,9 +212,76 @@ def test_the_pass_can_be_switched_off(settings):
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("DEEPWEB_RANKING", "median"), ("DEEPWEB_EMPTY_THRESHOLD", 1.5), ("DEEPWEB_SMAX", 0)],
+    [
+        ("DEEPWEB_RANKING", "median"),
+        ("DEEPWEB_EMPTY_THRESHOLD", 1.5),
+        ("DEEPWEB_SMAX", 0),
+        ("DEEPWEB_TIME_SHARE", 0.0),
+    ],
 )
 def test_unworkable_settings_are_refused_clearly(settings, name, value):
     setattr(settings, name, value)
     with pytest.raises(ImproperlyConfigured, match=name):
         deepweb_settings()
+
+
+def test_the_pass_stops_sending_when_its_time_runs_out_midway():
+    with DeepWebSite(build_stories(40)) as web:
+        site = make_site(web)
+
+        def clock() -> float:  # time is up once the site has answered one real search
+            return 1.0 if any("q=election" in r.query for r in web.requests) else 0.0
+
+        report = search_now(site, topic=topic_of(TERMS), deadline=0.5, clock=clock)
+        searches = [dict(parse_qsl(r.query)).get("q") for r in web.requests if r.path == "/search"]
+        assert len(searches) == 3 and searches[-1] == "election"  # two probes, one submission
+        assert report.submissions == 1 and report.with_results == 1
+        assert report.followed == 0
+        assert not any(r.path.startswith("/articles/") for r in web.requests)
+        # What the one submission found waits in the frontier for the crawl to fetch.
+        waiting = Page.objects.filter(site=site, url__in=report.result_urls)
+        assert report.result_urls and waiting.count() == len(report.result_urls)
+        assert not waiting.exclude(last_fetched_at=None).exists()
+
+
+def test_a_crawl_run_with_no_keywords_sends_nothing_to_any_form(provider):
+    with DeepWebSite(build_stories(20)) as web:
+        site = make_site(web)
+        provider(lambda s: Topic())  # no keyword list at all
+        crawl(site, render_shells="off")
+        # The links crawl may read the advanced search page; nothing is ever submitted.
+        submitted = [r for r in web.requests if r.query or r.method == "POST"]
+        assert submitted == []
+        assert not SearchForm.objects.filter(site=site).exists()
+        assert web.hits("/") >= 1  # the crawl itself went on
+
+
+def test_a_run_searches_its_own_keywords_even_when_another_run_rewrites_the_users_row():
+    from crawler.backend import open_backend
+    from crawler.deepweb.runner import search_site
+    from crawler.deepweb.store import sync_keywords
+    from crawler.frontier import Frontier
+
+    with DeepWebSite(build_stories(40)) as web:
+        site = make_site(web)
+        loop = asyncio.new_event_loop()
+        backend = loop.run_until_complete(open_backend(site))
+        calls = []
+
+        def call(coroutine):
+            calls.append(1)
+            if len(calls) == 2:  # another site's run, on another worker, syncs its keywords
+                sync_keywords({"marathon": 1.0, "tennis": 1.0})
+            return loop.run_until_complete(coroutine)
+
+        try:
+            report = search_site(
+                site, Frontier(site), call=call, backend=backend, topic=topic_of(["vaccine"])
+            )
+        finally:
+            loop.run_until_complete(backend.aclose())
+            loop.close()
+        searched = {dict(parse_qsl(r.query)).get("q") for r in web.requests if r.path == "/search"}
+        assert "vaccine" in searched
+        assert not searched & {"marathon", "tennis"}
+        assert report.submissions == 1

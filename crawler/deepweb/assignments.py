@@ -106,7 +106,7 @@ def plan_form(
             sets.append(_finite_values(element, match))
             continue
         if lone_search_box and keywords is not None:
-            match = _keyword_match(keywords, match)
+            match = _keyword_match(keywords, match, label, language)
         if match is None:
             return Plan(form, reason=f"no LVS label matches {label!r}")
         choices = tuple(
@@ -120,20 +120,26 @@ def plan_form(
     return Plan(form, tuple(sets))
 
 
-def _keyword_match(keywords: LabelValues, match: LabelMatch | None) -> LabelMatch:
-    """Return the users' keywords as the match of a search form's only text box.
+def _keyword_match(
+    keywords: LabelValues, match: LabelMatch | None, label: str, language: str
+) -> LabelMatch | None:
+    """Return the match of a search form's only text box: the users' keywords, as a rule.
 
-    The box is what the site searches with, so it always takes what users want, whatever
-    other LVS row its label resembles (an admin's or a learned "Search" row); that row's
-    values are searched too, after the users' keywords of the same weight.
+    The box is what the site searches with, so it takes what users want unless its label
+    names another LVS row better than it names a search box ("Zip code" on a store finder).
+    On a tie (an admin's or a learned "Search" row) that row's values are searched too,
+    after the users' keywords of the same weight.
     """
     if match is None or match.row.source == USERS:
         return match or LabelMatch(keywords, 0.0, "")
+    own = match_label(label, [keywords], 0.0, language=language)
+    if own is None or own.score < match.score:
+        return match
     values = dict(keywords.values)
     for value, weight in match.row.values:
         values.setdefault(value, weight)
     row = LabelValues(keywords.label, tuple(values.items()), keywords.aliases, USERS)
-    return LabelMatch(row, match.score, match.matched)
+    return LabelMatch(row, own.score, own.matched)
 
 
 def _finite_values(element: Element, match: LabelMatch | None) -> ElementValues:

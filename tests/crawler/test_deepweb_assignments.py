@@ -177,3 +177,21 @@ def test_a_search_box_takes_the_users_keywords_even_when_an_admin_row_shares_its
     values = [a.keyword for a in best_assignments(plan, FUZZY, 10)]
     # The users' keywords come first by weight; the admin's value is searched as well.
     assert values == ["election", "breaking news", "climate", "vaccine"]
+
+
+def test_a_lone_box_whose_label_names_another_row_better_takes_that_rows_values():
+    zips = LabelValues("Zip code", (("10115", 1.0), ("80331", 0.8)), source=ADMIN)
+    plan = plan_form(
+        form_of(
+            '<form action="/find-a-store"><label for="z">Zip code</label>'
+            '<input id="z" name="z"><button>Find</button></form>'
+        ),
+        [zips, KEYWORDS],
+        threshold=0.8,
+        alpha=1,
+    )
+    assert plan.submittable and plan.keyword_element is None
+    assert [a.values for a in best_assignments(plan, FUZZY, 10)] == [
+        (("z", "10115"),),
+        (("z", "80331"),),
+    ]

@@ -127,6 +127,50 @@ def test_a_304_stores_no_version(server):
     assert page.revisit_history and page.revisit_history[-1][1] is False
 
 
+def test_a_last_modified_page_is_asked_with_if_modified_since_and_a_304_is_unchanged(server):
+    stamp = "Wed, 01 May 2024 10:00:00 GMT"
+
+    def dated(request) -> None:
+        if request.headers.get("If-Modified-Since") == stamp:
+            request.reply(Response(b"", status=304))
+        else:
+            body = article("Dated", "Only the date tells a cache this page is fresh.")
+            request.reply(
+                Response(body, headers={"Content-Type": "text/html", "Last-Modified": stamp})
+            )
+
+    server.route("/", dated)
+    site = make_site(server)
+    crawl(site)
+    page = Page.objects.get(site=site, url=server.url("/"))
+    assert (page.last_modified, page.etag) == (stamp, "")
+    make_due(site)
+    second = crawl(site)
+    assert (second.unchanged, second.changed, second.new) == (1, 0, 0)
+    asked = [r.headers.get("if-modified-since") for r in server.requests if r.path == "/"]
+    assert asked == [None, stamp]
+    assert PageVersion.objects.filter(page=page).count() == 1
+
+
+def test_the_same_content_served_again_stores_no_version_and_hands_nothing_on(
+    server, handed_on, django_capture_on_commit_callbacks
+):
+    server.html("/", article("Steady", "No validators, and the words never change."))
+    site = make_site(server)
+    with django_capture_on_commit_callbacks(execute=True):
+        crawl(site)
+    page = Page.objects.get(site=site, url=server.url("/"))
+    assert len(handed_on) == 1
+    make_due(site)
+    with django_capture_on_commit_callbacks(execute=True):
+        second = crawl(site)
+    assert (second.new, second.unchanged, second.changed) == (0, 1, 0)
+    assert PageVersion.objects.filter(page=page).count() == 1
+    assert len(handed_on) == 1  # nothing new to clip
+    page.refresh_from_db()
+    assert page.fetch_count == 2 and page.revisit_history[-1][1] is False
+
+
 def test_a_changed_page_stores_a_second_version_and_hands_only_it_on(
     server, handed_on, django_capture_on_commit_callbacks
 ):

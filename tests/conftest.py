@@ -60,7 +60,8 @@ def charlie(db):
 @pytest.fixture(autouse=True)
 def _clear_cache(request) -> Iterator[None]:
     """Rate-limit counters live in the shared cache; each test starts from zero."""
-    if "db" not in request.fixturenames and "transactional_db" not in request.fixturenames:
+    marked = request.node.get_closest_marker("django_db") is not None
+    if not marked and not {"db", "transactional_db"} & set(request.fixturenames):
         yield
         return
     from django.core.cache import cache
@@ -118,7 +119,9 @@ def browser():
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True
+        )
         yield chromium
         chromium.close()
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 import pytest
+import time_machine
 from allauth.account.models import EmailAddress
+from django.conf import settings
 from django.core import mail
 from django.urls import reverse
+from django.utils import timezone
 
 from accounts.models import User
 from clipping.models import KeywordList
@@ -17,7 +21,9 @@ pytestmark = pytest.mark.django_db
 
 
 def sign_up(client, email: str, password: str = PASSWORD):
-    return client.post(reverse("account_signup"), {"email": email, "password1": password, "password2": password})
+    return client.post(
+        reverse("account_signup"), {"email": email, "password1": password, "password2": password}
+    )
 
 
 def test_sign_up_sends_a_verification_mail_and_logs_in_only_after_the_link(client):
@@ -25,7 +31,9 @@ def test_sign_up_sends_a_verification_mail_and_logs_in_only_after_the_link(clien
     assert response.status_code == 302
     user = User.objects.get(email="dana@example.com")
     assert not EmailAddress.objects.get(user=user).verified
-    assert client.get(reverse("dashboard")).status_code == 302  # mandatory verification: not logged in
+    assert (
+        client.get(reverse("dashboard")).status_code == 302
+    )  # mandatory verification: not logged in
 
     assert len(mail.outbox) == 1
     link = re.search(r"https?://\S+/accounts/confirm-email/\S+/", mail.outbox[0].body).group(0)
@@ -37,7 +45,9 @@ def test_sign_up_sends_a_verification_mail_and_logs_in_only_after_the_link(clien
 
 def test_login_is_refused_after_too_many_failed_attempts_for_one_address(client, alice):
     for _ in range(5):
-        response = client.post(reverse("account_login"), {"login": alice.email, "password": "wrong"})
+        response = client.post(
+            reverse("account_login"), {"login": alice.email, "password": "wrong"}
+        )
         assert response.status_code == 200
     response = client.post(reverse("account_login"), {"login": alice.email, "password": PASSWORD})
     assert "Too many failed login attempts" in response.content.decode()
@@ -75,17 +85,34 @@ def test_preferences_are_saved_on_the_account_page(client, alice):
     client.force_login(alice)
     response = client.post(
         reverse("account_settings"),
-        {"delivery_mode": "daily", "digest_hour": "7", "digest_weekday": "2", "time_zone": "Europe/Athens", "mail_paused": "on"},
+        {
+            "delivery_mode": "daily",
+            "digest_hour": "7",
+            "digest_weekday": "2",
+            "time_zone": "Europe/Athens",
+            "mail_paused": "on",
+        },
     )
     assert response.status_code == 302
     alice.refresh_from_db()
-    assert (alice.delivery_mode, alice.digest_hour, alice.time_zone, alice.mail_paused) == ("daily", 7, "Europe/Athens", True)
+    assert (alice.delivery_mode, alice.digest_hour, alice.time_zone, alice.mail_paused) == (
+        "daily",
+        7,
+        "Europe/Athens",
+        True,
+    )
 
 
 def test_an_unknown_time_zone_is_refused(client, alice):
     client.force_login(alice)
     response = client.post(
-        reverse("account_settings"), {"delivery_mode": "daily", "digest_hour": "7", "digest_weekday": "0", "time_zone": "Mars/Olympus"}
+        reverse("account_settings"),
+        {
+            "delivery_mode": "daily",
+            "digest_hour": "7",
+            "digest_weekday": "0",
+            "time_zone": "Mars/Olympus",
+        },
     )
     assert response.status_code == 200
     assert "time_zone" in response.context["form"].errors
@@ -131,3 +158,89 @@ def test_rotating_the_feed_token_changes_the_feed_address(client, alice):
     assert alice.feed_token != old
     assert client.get(f"/feed/{old}/").status_code == 404
     assert f"/feed/{alice.feed_token}/" in client.get(reverse("account_settings")).content.decode()
+
+
+def test_verifying_a_changed_address_makes_it_the_only_one(client, alice):
+    client.force_login(alice)
+    client.post(reverse("account_email"), {"action_add": "", "email": "alice.new@example.com"})
+    link = re.search(r"/accounts/confirm-email/\S+/", mail.outbox[-1].body).group(0)
+
+    client.post(link)
+
+    alice.refresh_from_db()
+    assert alice.email == "alice.new@example.com"
+    addresses = EmailAddress.objects.filter(user=alice)
+    assert [(a.email, a.primary, a.verified) for a in addresses] == [
+        ("alice.new@example.com", True, True)
+    ]
+    assert list(User.objects.mailable()) == [alice]
+
+
+def test_a_password_reset_link_sets_a_new_password(client, alice):
+    client.post(reverse("account_reset_password"), {"email": alice.email})
+    link = re.search(r"/accounts/password/reset/key/\S+/", mail.outbox[0].body).group(0)
+    form_url = client.get(link)["Location"]  # allauth moves the key into the session
+    new = "another-horse-staple-7"
+
+    response = client.post(form_url, {"password1": new, "password2": new})
+
+    assert response.status_code == 302
+    alice.refresh_from_db()
+    assert alice.check_password(new) and not alice.check_password(PASSWORD)
+    assert (
+        client.post(form_url, {"password1": "x-" + new, "password2": "x-" + new}).status_code != 302
+    )
+
+
+def test_a_wrong_password_and_an_unknown_address_get_the_same_login_error(client, alice):
+    unknown = client.post(
+        reverse("account_login"), {"login": "nobody@example.com", "password": PASSWORD}
+    )
+    wrong = client.post(
+        reverse("account_login"), {"login": alice.email, "password": "wrong-password"}
+    )
+    assert unknown.status_code == wrong.status_code == 200
+    assert unknown.context["form"].non_field_errors() == wrong.context["form"].non_field_errors()
+    assert unknown.context["form"].non_field_errors()
+
+
+def test_sign_up_is_refused_after_too_many_attempts_from_one_address(client):
+    for n in range(20):  # RATE_LIMIT_SIGNUP: 20/m/ip
+        assert sign_up(client.__class__(), f"user{n}@example.com").status_code == 302
+    response = sign_up(client, "one-too-many@example.com")
+    assert response.status_code == 429
+    assert not User.objects.filter(email="one-too-many@example.com").exists()
+
+
+def test_password_reset_is_refused_after_too_many_requests_for_one_address(client, alice):
+    for _ in range(5):  # RATE_LIMIT_RESET_PASSWORD: 5/m/key
+        assert (
+            client.post(reverse("account_reset_password"), {"email": alice.email}).status_code
+            == 302
+        )
+    response = client.post(reverse("account_reset_password"), {"email": alice.email})
+    assert response.status_code == 429
+    assert len(mail.outbox) == 5
+
+
+def test_verification_mail_is_resent_at_most_once_in_three_minutes(client):
+    dana = make_user("dana@example.com", verified=False)
+    for _ in range(3):  # each login attempt of an unverified address asks for the mail again
+        response = client.post(
+            reverse("account_login"), {"login": dana.email, "password": PASSWORD}
+        )
+        assert response.status_code == 302
+    assert [m.to for m in mail.outbox] == [[dana.email]]
+    with time_machine.travel(timezone.now() + timedelta(minutes=3, seconds=5)):
+        client.post(reverse("account_login"), {"login": dana.email, "password": PASSWORD})
+    assert len(mail.outbox) == 2
+
+
+def test_rate_limits_live_in_the_shared_cache(client, alice):
+    from django.core.cache import cache
+
+    assert settings.CACHES["default"]["BACKEND"].endswith("RedisCache")
+    for _ in range(5):
+        client.post(reverse("account_reset_password"), {"email": alice.email})
+    cache.clear()  # what another web process sees is this cache: empty it and the limit resets
+    assert client.post(reverse("account_reset_password"), {"email": alice.email}).status_code == 302

@@ -25,6 +25,7 @@ from tests.crawler.servers import RequestHandler, Response, SiteServer
 VOCABULARY = {
     "cameras": {
         "label": "Digital cameras",
+        "noun": "camera",
         "brands": ["Canon", "Nikon", "Sony", "Fujifilm", "Panasonic", "Olympus", "Pentax"],
         "models": ["EOS", "Coolpix", "Alpha", "X-T", "Lumix", "OM", "K"],
         "lines": [
@@ -38,6 +39,7 @@ VOCABULARY = {
     },
     "printers": {
         "label": "Printers",
+        "noun": "printer",
         "brands": ["Canon", "Epson", "HP", "Brother", "Kodak", "Xerox", "Lexmark"],
         "models": ["PIXMA", "EcoTank", "LaserJet", "MFC", "ESP", "VersaLink", "MB"],
         "lines": [
@@ -51,6 +53,7 @@ VOCABULARY = {
     },
     "phones": {
         "label": "Phones",
+        "noun": "phone",
         "brands": ["Samsung", "Apple", "Google", "Sony", "Nokia", "Motorola", "OnePlus"],
         "models": ["Galaxy", "iPhone", "Pixel", "Xperia", "G", "Edge", "Nord"],
         "lines": [
@@ -64,6 +67,7 @@ VOCABULARY = {
     },
     "laptops": {
         "label": "Laptops",
+        "noun": "laptop",
         "brands": ["Lenovo", "Dell", "HP", "Asus", "Acer", "Apple", "Microsoft"],
         "models": ["ThinkPad", "XPS", "Spectre", "ZenBook", "Swift", "MacBook", "Surface"],
         "lines": [
@@ -77,6 +81,7 @@ VOCABULARY = {
     },
     "televisions": {
         "label": "Televisions",
+        "noun": "television",
         "brands": ["LG", "Samsung", "Sony", "Philips", "Panasonic", "TCL", "Hisense"],
         "models": ["OLED", "QLED", "Bravia", "Ambilight", "Viera", "C", "U"],
         "lines": [
@@ -119,6 +124,90 @@ VOCABULARY = {
             "Setup takes a minute, and the warranty runs for two years.",
         ],
     },
+    "tablets": {
+        "label": "Tablets",
+        "noun": "tablet",
+        "brands": ["Apple", "Samsung", "Lenovo", "Amazon", "Microsoft", "Xiaomi", "Huawei"],
+        "models": ["iPad", "Galaxy Tab", "Tab P", "Fire HD", "Surface Go", "Pad", "MatePad"],
+        "lines": [
+            "The {name} has a {z}-inch screen and weighs {n}0 grams.",
+            "The stylus attaches with magnets, and handwriting feels natural.",
+            "Streaming video looks great, and the speakers fill a small room.",
+            "The keyboard cover turns it into a light laptop for the train.",
+            "Battery life covers a long flight, and charging uses USB-C.",
+            "Parental controls are easy to set up for children.",
+        ],
+    },
+    "headphones": {
+        "label": "Headphones",
+        "noun": "headphones",
+        "brands": ["Sony", "Bose", "Sennheiser", "JBL", "Beyerdynamic", "Jabra", "AKG"],
+        "models": ["WH", "QuietComfort", "Momentum", "Tune", "DT", "Elite", "K"],
+        "lines": [
+            "The {name} cancels noise well and lasts {n} hours on a charge.",
+            "The ear cushions are soft, and the headband never pinches.",
+            "Bass is punchy without drowning the vocals, and the treble is clean.",
+            "Pairing with two devices at once works, and the app has an equaliser.",
+            "The microphone picks up voices clearly on calls in the street.",
+            "They fold flat into a hard case that fits in a backpack.",
+        ],
+    },
+    "smartwatches": {
+        "label": "Smartwatches",
+        "noun": "smartwatch",
+        "brands": ["Garmin", "Apple", "Samsung", "Fitbit", "Polar", "Suunto", "Withings"],
+        "models": ["Forerunner", "Watch", "Galaxy Watch", "Sense", "Vantage", "Race", "ScanWatch"],
+        "lines": [
+            "The {name} tracks {n} sports and lasts {z} days between charges.",
+            "Heart rate readings match a chest strap closely on steady runs.",
+            "GPS locks on quickly, and the maps are readable in sunlight.",
+            "Sleep tracking is detailed, and the strap is comfortable at night.",
+            "Notifications arrive promptly, and replies use preset messages.",
+            "It is water resistant to fifty metres and survives the pool.",
+        ],
+    },
+    "monitors": {
+        "label": "Monitors",
+        "noun": "monitor",
+        "brands": ["Dell", "LG", "Asus", "BenQ", "Eizo", "AOC", "ViewSonic"],
+        "models": ["UltraSharp", "UltraGear", "ProArt", "PD", "ColorEdge", "Q", "VX"],
+        "lines": [
+            "The {name} is a {z}-inch panel refreshing at {n}0 Hz.",
+            "Colours are accurate out of the box, and the backlight is even.",
+            "The stand adjusts in height and tilt, and the panel rotates.",
+            "A single USB-C cable charges a laptop and carries the picture.",
+            "Text is crisp at this resolution, and scaling works well.",
+            "Response times are low enough for fast games without ghosting.",
+        ],
+    },
+    "consoles": {
+        "label": "Game consoles",
+        "noun": "console",
+        "brands": ["Sony", "Microsoft", "Nintendo", "Valve", "Asus", "Lenovo", "Anbernic"],
+        "models": ["PlayStation", "Xbox", "Switch", "Steam Deck", "ROG Ally", "Legion Go", "RG"],
+        "lines": [
+            "The {name} runs games at {n} frames per second with {z} GB of storage.",
+            "The controller feels solid, and the triggers give good feedback.",
+            "Loading times are short thanks to the fast internal drive.",
+            "Online play is stable, and the store has frequent discounts.",
+            "It stays quiet under load, and the fan noise is barely audible.",
+            "Backward compatibility lets you keep playing older games.",
+        ],
+    },
+    "kitchen": {
+        "label": "Kitchen appliances",
+        "noun": "appliance",
+        "brands": ["Bosch", "Philips", "KitchenAid", "Smeg", "Braun", "Tefal", "Kenwood"],
+        "models": ["Serie", "Airfryer", "Artisan", "KLF", "MultiQuick", "ActiFry", "Chef"],
+        "lines": [
+            "The {name} draws {n}00 watts and holds {z} litres.",
+            "Cleaning is easy, and the removable parts go in the dishwasher.",
+            "It heats up quickly, and the controls are clear and simple.",
+            "The bowl is sturdy, and the lid locks firmly in place.",
+            "Recipes in the booklet are a good start for beginners.",
+            "It takes little space on the counter and looks good.",
+        ],
+    },
 }
 COMMON_LINES = [
     "Build quality is good for the price, and the finish resists fingerprints.",
@@ -143,6 +232,12 @@ GUIDES = {
     ],
     "laptops": ["Picking a laptop for students", "How much memory does a laptop need"],
     "televisions": ["OLED or QLED television", "Setting up a television for sport"],
+    "tablets": ["A tablet for reading", "Do you need a stylus"],
+    "headphones": ["Noise cancelling explained", "Open or closed headphones"],
+    "smartwatches": ["Training with a heart rate watch"],
+    "monitors": ["Which refresh rate do you need", "A monitor for photo editing"],
+    "consoles": ["Handheld or home console"],
+    "kitchen": ["Air fryers compared", "Looking after a stand mixer"],
     "accessories": [
         "Chargers that are safe to travel with",
         "Choosing a memory card",
@@ -151,7 +246,20 @@ GUIDES = {
     ],
 }
 TOPIC_WORDS = ["camera", "sensor", "zoom", "lens", "megapixel"]
-ORDER = ["laptops", "phones", "televisions", "cameras", "printers", "accessories"]
+ORDER = [
+    "laptops",
+    "phones",
+    "tablets",
+    "televisions",
+    "headphones",
+    "cameras",
+    "monitors",
+    "printers",
+    "smartwatches",
+    "consoles",
+    "kitchen",
+    "accessories",
+]
 
 
 @dataclass
@@ -174,6 +282,8 @@ class Shop:
     page_size: int
     search_results: int = 10
     categories: list[str] = field(default_factory=lambda: list(ORDER))
+    footer: list[tuple[str, str]] = field(default_factory=list)  # extra (href, text) links
+    robots: str | None = None  # robots.txt text, None: 404
 
     @property
     def category_ids(self) -> dict[str, int]:
@@ -192,9 +302,7 @@ class Shop:
             for name, number in self.category_ids.items()
         )
         mega = {
-            number: [
-                [f"/list/{number}/{b}", brand] for brand, b in self.brand_ids(name).items()
-            ]
+            number: [[f"/list/{number}/{b}", brand] for brand, b in self.brand_ids(name).items()]
             for name, number in self.category_ids.items()
         }
         trail = " &rsaquo; ".join(f"<a href='{href}'>{html.escape(t)}</a>" for href, t in crumbs)
@@ -208,7 +316,9 @@ class Shop:
             "<li><a href='/map'>Site map</a></li></ul><div id='mega'></div></nav></header>"
             f"<div class='crumbs'>{trail}</div><main>{main}</main>"
             "<footer><ul><li><a href='/about'>About us</a></li><li><a href='/help'>Help</a></li>"
-            "<li><a href='/privacy'>Privacy</a></li></ul></footer>"
+            "<li><a href='/privacy'>Privacy</a></li>"
+            + "".join(f"<li><a href='{h}'>{html.escape(t)}</a></li>" for h, t in self.footer)
+            + "</ul></footer>"
             "<script>const MEGA=" + json.dumps(mega) + ";"
             "document.querySelectorAll('#menu .menu').forEach(li=>li.addEventListener('mouseenter',"
             "()=>{const m=document.getElementById('mega');m.innerHTML='';"
@@ -267,9 +377,7 @@ class Shop:
             f"<h1>{brand} {label.lower()}</h1><p>Page {page_number} of {pages}</p>"
             f"<ul class='products'>{items}</ul><ul class='pager'>{pager}</ul>"
         )
-        return self.page(
-            f"{brand} {label}", main, [("/", "Home"), (f"/cat/{number}", label)]
-        )
+        return self.page(f"{brand} {label}", main, [("/", "Home"), (f"/cat/{number}", label)])
 
     def product(self, product: Product) -> str:
         number = self.category_ids[product.category]
@@ -297,7 +405,9 @@ class Shop:
         chunk = self.guides[(page_number - 1) * size : page_number * size]
         if not chunk:
             return None
-        items = "".join(f"<li><a href='/blog/{g}'>{html.escape(t)}</a></li>" for g, _, t, _ in chunk)
+        items = "".join(
+            f"<li><a href='/blog/{g}'>{html.escape(t)}</a></li>" for g, _, t, _ in chunk
+        )
         more = (
             f"<p><a href='/blog?page={page_number + 1}'>Older guides</a></p>"
             if page_number * size < len(self.guides)
@@ -349,7 +459,9 @@ class Shop:
     def answer(self, path: str) -> str | None:
         parts = urlsplit(path)
         query = parse_qs(parts.query)
-        page_number = int(query.get("page", ["1"])[0]) if query.get("page", ["1"])[0].isdigit() else 0
+        page_number = (
+            int(query.get("page", ["1"])[0]) if query.get("page", ["1"])[0].isdigit() else 0
+        )
         segments = [s for s in parts.path.split("/") if s]
         names = {number: name for name, number in self.category_ids.items()}
         if not segments:
@@ -362,7 +474,12 @@ class Shop:
             brands = {v: k for k, v in self.brand_ids(name).items()} if name else {}
             if name and int(rest[1]) in brands:
                 return self.listing(name, brands[int(rest[1])], page_number)
-        if head == "item" and len(rest) == 1 and rest[0].isdigit() and int(rest[0]) in self.products:
+        if (
+            head == "item"
+            and len(rest) == 1
+            and rest[0].isdigit()
+            and int(rest[0]) in self.products
+        ):
             return self.product(self.products[int(rest[0])])
         if head == "blog" and not rest:
             return self.blog(page_number)
@@ -384,8 +501,10 @@ class Shop:
             request.reply(Response(body))
 
     def serve(self, server: SiteServer) -> None:
-        """Answer every path of `server` from this shop (robots.txt and sitemap.xml: 404)."""
+        """Answer every path of `server` from this shop (sitemap.xml: 404; robots.txt if set)."""
         server.routes = _AllRoutes(self.handle)
+        if self.robots is not None:
+            server.robots(self.robots)
 
     # --- Ground truth -------------------------------------------------------------------------
 
@@ -411,20 +530,32 @@ class _AllRoutes(dict):
         self.handler = handler
 
     def get(self, path, default=None):  # type: ignore[override]
+        if path in self:
+            return super().get(path)
         if path.startswith(("/robots.txt", "/sitemap.xml")):
             return default
         return self.handler
 
 
 def build_shop(
-    *, products_per_brand: tuple[int, int] = (12, 24), page_size: int = 12, seed: int = 1
+    *,
+    products_per_brand: tuple[int, int] = (24, 60),
+    page_size: int = 12,
+    named_share: float = 0.3,
+    categories: list[str] | None = None,
+    seed: int = 1,
 ) -> Shop:
-    """Generate the shop's content, the same for the same arguments."""
+    """Generate the shop's content, the same for the same arguments.
+
+    `named_share` of the product names end with the category's noun ("... 480 camera"), as
+    many shops name their products; the others are brand, model and number only.
+    """
+    chosen = list(categories or ORDER)
     rng = random.Random(seed)
     products: dict[int, Product] = {}
     listings: dict[tuple[str, str], list[int]] = {}
     next_id = 1000
-    for category in ORDER:
+    for category in chosen:
         words = VOCABULARY[category]
         names = words.get("names") or ["{brand} {model} {n}"] * len(words["brands"])
         for brand, model, pattern in zip(words["brands"], words["models"], names, strict=True):
@@ -432,6 +563,8 @@ def build_shop(
             for _ in range(rng.randint(*products_per_brand)):
                 next_id += rng.randint(1, 9)
                 name = pattern.format(brand=brand, model=model, n=rng.randint(10, 990))
+                if "names" not in words and rng.random() < named_share:
+                    name = f"{name} {words['noun']}"
                 lines = [
                     line.format(name=name, n=rng.randint(2, 60), z=rng.randint(2, 30))
                     for line in words["lines"]
@@ -446,12 +579,18 @@ def build_shop(
             products[product_id].related = rng.sample(others, min(4, len(others)))
     guides = []
     guide_id = 1
-    for category in ORDER:
-        for title in GUIDES[category]:
+    for category in chosen:
+        for title in GUIDES.get(category, []):
             lines = VOCABULARY[category]["lines"][1:]
             paragraphs = [f"{title}: our answer in short."] + rng.sample(lines, 4)
             paragraphs += rng.sample(COMMON_LINES, 2)
             guides.append((guide_id, category, title, paragraphs))
             guide_id += 1
     rng.shuffle(guides)
-    return Shop(products=products, listings=listings, guides=guides, page_size=page_size)
+    return Shop(
+        products=products,
+        listings=listings,
+        guides=guides,
+        page_size=page_size,
+        categories=chosen,
+    )

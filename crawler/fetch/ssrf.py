@@ -31,6 +31,9 @@ _NAT64 = ipaddress.ip_network("64:ff9b::/96")
 _NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
 _METADATA = {ipaddress.ip_address("169.254.169.254"), ipaddress.ip_address("fd00:ec2::254")}
+# Special-purpose blocks (IANA registries) that older Pythons' ipaddress still calls global:
+# IETF protocol assignments (dummy, NAT64 discovery, ...) and the 2024 IPv6 documentation block.
+_SPECIAL_PURPOSE = (ipaddress.ip_network("192.0.0.0/24"), ipaddress.ip_network("3fff::/20"))
 
 
 class SSRFRefused(OSError):
@@ -63,6 +66,7 @@ def address_refusal(ip: IPAddress) -> str | None:
         (ip in ipaddress.ip_network("100.64.0.0/10"), "carrier-grade NAT address"),
         (ip.is_private, "private address"),
         (ip.is_reserved, "reserved address"),
+        (any(ip in net for net in _SPECIAL_PURPOSE), "special-purpose address"),
         (not ip.is_global, "non-global address"),
     ):
         if test:

@@ -61,6 +61,11 @@ REFUSED_ADDRESSES = [
     "255.255.255.255",
     "192.0.2.1",  # documentation
     "198.18.0.1",  # benchmarking
+    "192.0.0.8",  # IETF protocol assignments (IPv4 dummy address)
+    "192.0.0.170",  # NAT64 discovery
+    "3fff::1",  # IPv6 documentation (RFC 9637)
+    "2001:2::1",  # IPv6 benchmarking
+    "::ffff:0:7f00:1",  # IPv4-translated form of 127.0.0.1
     "::ffff:127.0.0.1",  # IPv4-mapped
     "::ffff:10.0.0.1",
     "::ffff:169.254.169.254",

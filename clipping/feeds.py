@@ -19,11 +19,14 @@ from clipping.models import Clip, Match
 from clipping.render import highlight_html, one_line, safe_url
 
 
-def clips_with_my_matches(user: User) -> QuerySet[Clip]:
-    """Return the user's clips, newest first, each with `my_matches` (their own matches only)."""
+def clips_with_my_matches(user: User, keyword_list: object | None = None) -> QuerySet[Clip]:
+    """Return the user's clips (of one of their lists if given), newest first.
+
+    Each clip carries `my_matches`: all of the user's matches of it, whichever list.
+    """
     mine = Match.objects.filter(owner=user).select_related("keyword_list").order_by("id")
     return (
-        Clip.objects.for_owner(user)
+        Clip.objects.for_owner(user, keyword_list)
         .newest_first()
         .select_related("site")
         .prefetch_related(Prefetch("matches", queryset=mine, to_attr="my_matches"))

@@ -215,6 +215,9 @@ class Match(models.Model):
                 condition=Q(mail_status="pending"),
                 name="clipping_match_pending",
             ),
+            # "Is this clip mine / in this list?": probed per clip by the personal page and feed.
+            models.Index(fields=["owner", "clip"], name="clipping_match_owner_clip"),
+            models.Index(fields=["keyword_list", "clip"], name="clipping_match_list_clip"),
             # The operator dashboard counts and lists failed mail without scanning sent rows.
             models.Index(
                 fields=["-created_at"],

@@ -73,7 +73,8 @@ def rules_from(origin: str, token: str, result: FetchResult, max_bytes: int) -> 
     if len(result.body) >= max_bytes:
         # The cap may cut a line in two; a half rule must not count.
         body = body.rsplit(b"\n", 1)[0]
-    parser = Protego.parse(body.decode("utf-8", "replace"))
+    # utf-8-sig: a byte-order mark (Windows editors write one) would hide the first line.
+    parser = Protego.parse(body.decode("utf-8-sig", "replace"))
     return RobotsRules(origin, token, status, parser=parser, sitemaps=tuple(parser.sitemaps))
 
 

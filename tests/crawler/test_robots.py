@@ -70,6 +70,21 @@ def test_robots_rules_follow_rfc_9309_matching(site, path, allowed):
     assert rules.allows(site.url(path)) is allowed
 
 
+def test_a_byte_order_mark_does_not_hide_the_first_group(site):
+    site.route(
+        "/robots.txt",
+        Response(
+            "\ufeffUser-agent: *\r\nDisallow: /private\r\n".encode(),
+            headers={"Content-Type": "text/plain; charset=utf-8"},
+        ),
+    )
+
+    rules = robots_for(site.url("/"))
+
+    assert not rules.allows(site.url("/private/x"))
+    assert rules.allows(site.url("/public"))
+
+
 def test_the_most_specific_user_agent_group_applies(site):
     site.robots("User-agent: *\nDisallow: /\n\nUser-agent: WebclipBot\nDisallow: /nobots\n")
 

@@ -95,7 +95,9 @@ def test_beat_uses_the_database_scheduler_with_the_dispatcher_registered(db):
     from django_celery_beat.models import PeriodicTask
 
     assert app.conf.beat_scheduler == "django_celery_beat.schedulers:DatabaseScheduler"
-    assert PeriodicTask.objects.filter(task="crawler.tasks.dispatch_due_sites", enabled=True).exists()
+    assert PeriodicTask.objects.filter(
+        task="crawler.tasks.dispatch_due_sites", enabled=True
+    ).exists()
 
 
 def test_pages_carry_security_headers(client):
@@ -105,3 +107,76 @@ def test_pages_carry_security_headers(client):
     csp = response["Content-Security-Policy"]
     assert "script-src 'self'" in csp
     assert "unsafe-inline" not in csp
+
+
+def run_embedded(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """Run manage.py with none of the production env vars: the laptop defaults apply."""
+    service_vars = {
+        "DATABASE_URL",
+        "CACHE_URL",
+        "CELERY_BROKER_URL",
+        "EMAIL_PROVIDER",
+        "WEBCLIP_TESTING",
+        "PYTEST_XDIST_WORKER",
+        "DEBUG",
+    }
+    clean = {k: v for k, v in os.environ.items() if k not in service_vars | set(PRODUCTION_ENV)}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, "WEBCLIP_VAR_DIR": str(tmp_path), **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def last_line(result: subprocess.CompletedProcess[str]) -> list[str]:
+    return result.stdout.strip().splitlines()[-1].split()
+
+
+SHOW_SETTINGS = (
+    "shell",
+    "-c",
+    "from django.conf import settings as s; print(s.DATABASES['default']['ENGINE'], "
+    "s.CELERY_BROKER_URL, s.CACHES['default']['BACKEND'], s.EMAIL_BACKEND, "
+    "s.ANYMAIL.get('REQUESTS_TIMEOUT'), s.ANYMAIL.get('MAILGUN_API_KEY'))",
+)
+
+
+def test_the_embedded_defaults_need_no_server(tmp_path):
+    result = run_embedded(tmp_path, *SHOW_SETTINGS)
+    assert result.returncode == 0, result.stderr
+    assert last_line(result) == [
+        "django.db.backends.sqlite3",
+        "filesystem://",
+        "django.core.cache.backends.filebased.FileBasedCache",
+        "django.core.mail.backends.filebased.EmailBackend",
+        "20",
+        "None",
+    ]
+
+
+def test_an_anymail_provider_is_chosen_by_env_with_the_mail_timeout(tmp_path):
+    result = run_embedded(
+        tmp_path,
+        *SHOW_SETTINGS,
+        EMAIL_PROVIDER="mailgun",
+        ANYMAIL_MAILGUN_API_KEY="key-123",
+        EMAIL_TIMEOUT="7",
+    )
+    assert result.returncode == 0, result.stderr
+    assert last_line(result)[3:] == ["anymail.backends.mailgun.EmailBackend", "7", "key-123"]
+
+
+def test_mail_on_the_embedded_defaults_lands_in_a_mailbox_the_mailbox_command_reads(tmp_path):
+    sent = run_embedded(tmp_path, "sendtestemail", "dana@example.com")
+    assert sent.returncode == 0, sent.stderr
+    assert list((tmp_path / "mailbox").glob("*.log"))
+
+    shown = run_embedded(tmp_path, "mailbox", "--limit", "1")
+
+    assert shown.returncode == 0, shown.stderr
+    assert "To: dana@example.com" in shown.stdout
+    assert "Test email from" in shown.stdout
+    assert "If you're reading this, it was successful." in shown.stdout

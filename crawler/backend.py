@@ -91,6 +91,7 @@ def to_fetched(url: str, result: FetchResult) -> Fetched:
         last_modified=result.last_modified or "",
         final_url=result.final_url if result.final_url != url else "",
         error=str(result.error) if result.error else "",
+        retry_after=result.error.retry_after if result.error else None,
     )
 
 

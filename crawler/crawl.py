@@ -10,8 +10,10 @@ killed at any point and the next run continues from the stored frontier.
    per host); ask the strategy for more whenever a slot is free.
 3. Each finished fetch is stored (`crawler.pipeline.process`), observed by the strategy and
    counted; counters and the heartbeat are written at most every second.
-4. Stop on the page budget, the strategy's stop reason, the run time cap, or an empty
-   frontier ("exhausted"); close the run with that reason.
+4. Stop on the page budget, the strategy's stop reason, the run time cap, a host asking
+   us to keep away longer than a fetch waits (429/503 Retry-After: "backoff", and the site's
+   next crawl moves past the wait), or an empty frontier ("exhausted"); close the run with
+   that reason.
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Coroutine
+from datetime import timedelta
 from typing import Any, TypeVar
 from urllib.parse import urljoin
 
 from celery.exceptions import SoftTimeLimitExceeded
+from django.db.models import Q
 from django.utils import timezone
 
 from crawler import pipeline
@@ -79,6 +83,8 @@ def crawl(
         )
         reason = loop.execute(budget, backend=backend)
         status = CrawlRun.Status.FINISHED
+        if loop.deferred is not None:
+            _defer_site(site, loop.deferred)
     except RunTakenOver:
         return CrawlRun.objects.get(id=run.id)
     except (KeyboardInterrupt, SystemExit, SoftTimeLimitExceeded) as exc:
@@ -90,6 +96,15 @@ def crawl(
     finally:
         run = finish_run(run, status=status, stop_reason=reason, error=error)
     return run
+
+
+def _defer_site(site: Site, seconds: float) -> None:
+    """Keep the dispatcher from crawling the site again before its host's Retry-After ends."""
+    until = timezone.now() + timedelta(seconds=seconds)
+    Site.objects.filter(
+        Q(next_crawl_at__isnull=True) | Q(next_crawl_at__lt=until), id=site.id
+    ).update(next_crawl_at=until)
+    logger.info("%s asked us to wait %.0f s; its next crawl is at %s.", site, seconds, until)
 
 
 def _describe(exc: BaseException) -> str:
@@ -137,6 +152,7 @@ class RunLoop:
         self.pending: Counter[str] = Counter()
         self.fetched = 0
         self.last_beat = time.monotonic()
+        self.deferred: float | None = None  # longest wait a host asked for (Retry-After)
 
     def execute(self, budget: int, *, backend: FetchBackend | None = None) -> str:
         """Crawl until a stop condition and return the stop reason."""
@@ -233,6 +249,10 @@ class RunLoop:
         return value
 
     def _stop_reason(self, budget: int, deadline: float) -> str:
+        if self.deferred is not None:
+            # A host asked us to keep away longer than a fetch waits: every further URL of
+            # it would only be deferred too, so the run ends and the next one comes later.
+            return "backoff"
         if self.fetched >= budget:
             return "budget"
         if time.monotonic() > deadline:
@@ -264,6 +284,8 @@ class RunLoop:
         )
         observation = outcome.observation
         self.frontier.done(page.url)
+        if outcome.deferred is not None:
+            self.deferred = max(self.deferred or 0.0, outcome.deferred)
         if outcome.counts.get("fetched"):
             self.fetched += 1
         self.pending.update(outcome.counts)

@@ -33,6 +33,8 @@ class Outcome:
     observation: PageObservation
     counts: dict[str, int] = field(default_factory=dict)
     version_id: int | None = None
+    # Seconds the host asked us to keep away; set when a URL was not asked because of it.
+    deferred: float | None = None
 
 
 async def fetch_page(
@@ -86,6 +88,13 @@ def _process(
 ) -> Outcome:
     now = timezone.now()
     kind = fetched.error.split(":", 1)[0]
+    if kind == "backoff":
+        # Not asked at all: the host is still in a Retry-After wait. Nothing is charged.
+        storage.record_deferred(page, fetched, now=now)
+        return Outcome(
+            _observation(page, fetched, error=fetched.error),
+            deferred=fetched.retry_after or 0.0,
+        )
     if kind in SKIPS:
         storage.record_skip(page, fetched.error, now=now)
         counter = "robots_skipped" if kind == "robots" else "errors"

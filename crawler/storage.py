@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from crawler import hooks
@@ -41,6 +41,8 @@ class Fetched:
     error: str = ""
     rendered: bool = False
     source_hash: str = ""  # for a rendered body: the hash of the HTML as served
+    # Seconds the host asked us to wait (Retry-After of a 429/503, or our backoff), if any.
+    retry_after: float | None = None
 
     @property
     def not_modified(self) -> bool:
@@ -110,6 +112,8 @@ def record_failure(page: Page, fetched: Fetched, *, now: datetime | None = None)
     site = page.site
     failures = page.failures + 1
     wait = min(site.max_page_revisit, site.min_page_revisit * (2 ** min(failures - 1, 20)))
+    if fetched.retry_after is not None:  # never sooner than the host asked
+        wait = max(wait, timedelta(seconds=fetched.retry_after))
     reason = fetched.error or f"HTTP {fetched.status}"
     Page.objects.filter(id=page.id).update(
         last_fetched_at=now,
@@ -119,6 +123,19 @@ def record_failure(page: Page, fetched: Fetched, *, now: datetime | None = None)
         fetch_count=page.fetch_count + 1,
         next_visit_at=now + wait,
     )
+
+
+def record_deferred(page: Page, fetched: Fetched, *, now: datetime | None = None) -> None:
+    """Record a URL not asked because its host asked us to wait: the page is not charged.
+
+    A page never fetched stays in the frontier; a known page's next visit moves past the wait.
+    """
+    if page.last_fetched_at is None or fetched.retry_after is None:
+        return
+    until = (now or timezone.now()) + timedelta(seconds=fetched.retry_after)
+    Page.objects.filter(
+        Q(next_visit_at__isnull=True) | Q(next_visit_at__lt=until), id=page.id
+    ).update(next_visit_at=until)
 
 
 def record_redirect(page: Page, target_url: str, *, now: datetime | None = None) -> None:

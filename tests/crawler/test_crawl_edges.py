@@ -11,7 +11,7 @@ from crawler.crawl import crawl
 from crawler.models import CrawlRun, Page, PageVersion
 from crawler.strategies import PageObservation, Strategy, register
 from tests.crawler.servers import Response, SiteServer, gzip_bomb
-from tests.crawler.sites import article, hub, make_site
+from tests.crawler.sites import article, hub, make_site, news_site
 
 pytestmark = pytest.mark.django_db
 
@@ -172,3 +172,35 @@ def test_hostile_pages_end_with_a_recorded_error_and_the_run_goes_on(server, set
     assert run.errors >= len(hostile)
     assert not PageVersion.objects.filter(page__url__in=[server.url(p) for p in hostile]).exists()
     assert Page.objects.get(url=server.url("/fine")).versions.count() == 1
+
+
+def test_a_long_retry_after_ends_the_run_and_charges_no_page_it_kept_us_from(server):
+    paths = news_site(server, articles=6)
+    for path in paths:
+        server.route(
+            path,
+            Response(
+                "slow down",
+                status=429,
+                headers={"Retry-After": "1800", "Content-Type": "text/html"},
+            ),
+        )
+    site = make_site(server)
+    before = timezone.now()
+
+    run = crawl(site)
+
+    assert run.status == CrawlRun.Status.FINISHED and run.stop_reason == "backoff"
+    asked = [p for p in server.paths() if p.startswith("/news/")]
+    assert len(asked) == 1  # the host said 429 once; nothing more was sent its way
+    refused = Page.objects.get(url=server.url(asked[0]))
+    assert refused.status == 429 and refused.failures == 1
+    assert refused.next_visit_at >= before + timedelta(seconds=1800)
+    untouched = Page.objects.filter(site=site, url__in=[server.url(p) for p in paths]).exclude(
+        id=refused.id
+    )
+    assert untouched.exists()
+    assert all(p.last_fetched_at is None and p.failures == 0 for p in untouched)
+    site.refresh_from_db()
+    assert site.next_crawl_at >= before + timedelta(seconds=1800)
+    assert run.fetched == 1 + 2 + 1 + 1  # home, two sections, /sitemap.xml (404), the 429

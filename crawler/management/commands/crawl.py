@@ -63,8 +63,8 @@ class Command(BaseCommand):
         bar = tqdm(total=budget, unit="page", disable=None, file=self.stderr._out)  # type: ignore[attr-defined]
 
         def progress(run: CrawlRun, observation: PageObservation) -> None:
-            if observation.error.startswith("robots"):
-                bar.set_postfix_str(f"robots-skipped {observation.url}"[:60])
+            if observation.error.startswith(("robots", "backoff")):
+                bar.set_postfix_str(f"{observation.error.split(':')[0]} {observation.url}"[:60])
                 return
             bar.update(1)
             bar.set_postfix_str(observation.url[-60:])

@@ -92,7 +92,7 @@ def ingest(
                     fresh.append((start, end))
             if fresh:
                 found = index.match(area.text, host=urlsplit(page.url).hostname)
-                _clip_area(page_version, analysis, area, new_spans(found, fresh), result)
+                clip_area(page_version, analysis, area, new_spans(found, fresh), result)
         seen.remember(digests)
         seen.version_id = max(seen.version_id, page_version.id)
         seen.save()
@@ -140,7 +140,7 @@ def keyword_index() -> KeywordIndex:
     return current_index()
 
 
-def _clip_area(
+def clip_area(
     version: PageVersion,
     analysis: PageAnalysis,
     area: InfoArea,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from clipping import digests, ingest, publisher
+from clipping import backfill, digests, ingest, publisher
 from clipping.conf import SEND_MAX_RETRIES, SEND_RETRY_BACKOFF, SEND_RETRY_BACKOFF_MAX
 
 _RETRY = {
@@ -20,6 +20,13 @@ _RETRY = {
 def ingest_version(version_id: int) -> dict[str, object]:
     """Turn a new or changed page version into clips and matches."""
     result = ingest.ingest_version(version_id)
+    return {"clips": result.clips, "matches": result.matches, "skipped": result.skipped}
+
+
+@shared_task
+def backfill_list(list_id: int) -> dict[str, object]:
+    """Match the recently crawled pages against a new or edited list."""
+    result = backfill.backfill_list(list_id)
     return {"clips": result.clips, "matches": result.matches, "skipped": result.skipped}
 
 

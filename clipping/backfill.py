@@ -1,0 +1,135 @@
+"""Match a new or edited keyword list against the pages crawled recently.
+
+A list saved today would otherwise wait for the next new article. Instead, when a list is
+created, reactivated or its terms change, the newest version of every page fetched in the
+last CLIPPING_BACKFILL_DAYS days is matched against that one list, newest first:
+
+- pages the list already matched are left alone (their story reached the owner once; a
+  newer version of the same text must not notify again);
+- at most CLIPPING_BACKFILL_MAX_PAGES pages are analysed and at most
+  CLIPPING_BACKFILL_MAX_MATCHES matches made, so a broad list does not flood a mailbox;
+- clips and matches are the ones ingest makes (same unique keys, same duplicate rules), so
+  a backfill that runs twice, or alongside the crawler's ingest, makes nothing twice.
+
+The matches are published like any other (instant mail or the next digest).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from urllib.parse import urlsplit
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from analyzer import AnalyzerError, analyze
+from clipping import publisher
+from clipping.ingest import IngestResult, clip_area
+from clipping.matching import KeywordIndex, compile_text
+from clipping.models import KeywordList, Match
+from clipping.terms import TermSyntaxError
+from crawler.models import PageVersion
+
+log = logging.getLogger(__name__)
+
+# The list fields that change what a list matches: a save touching only others (name, mail
+# switch) does not backfill.
+MATCHING_FIELDS = ("active", "terms", "language", "use_synonyms", "match_all")
+
+
+def backfill_list(list_id: int) -> IngestResult:
+    """Match the recent pages against one list; return what was made."""
+    days = float(getattr(settings, "CLIPPING_BACKFILL_DAYS", 7))
+    max_pages = int(getattr(settings, "CLIPPING_BACKFILL_MAX_PAGES", 500))
+    max_matches = int(getattr(settings, "CLIPPING_BACKFILL_MAX_MATCHES", 20))
+    result = IngestResult()
+    if days <= 0 or max_pages <= 0 or max_matches <= 0:
+        result.skipped = "Backfill is off."
+        return result
+    keyword_list = KeywordList.objects.active().filter(id=list_id).first()
+    if keyword_list is None:
+        result.skipped = "The list is inactive or gone."
+        return result
+    try:
+        compiled = compile_text(
+            keyword_list.id,
+            keyword_list.terms,
+            keyword_list.language,
+            keyword_list.use_synonyms,
+            keyword_list.match_all,
+        )
+    except TermSyntaxError as exc:
+        result.skipped = f"The list does not parse: {exc}"
+        return result
+    index = KeywordIndex.build([compiled])
+    for version in _recent_versions(list_id, timezone.now() - timedelta(days=days), max_pages):
+        body = version.raw_body()
+        if body is None:
+            continue
+        try:
+            analysis = analyze(body, version.page.url, declared_encoding=version.encoding or None)
+        except AnalyzerError:
+            continue
+        host = urlsplit(version.page.url).hostname
+        with transaction.atomic():
+            before = len(result.match_ids)
+            for area in analysis.informational_areas:
+                if area.teaser or not area.text.strip():
+                    continue
+                spans = index.match(area.text, host=host).get(list_id)
+                if spans:
+                    clip_area(version, analysis, area, {list_id: (spans, spans)}, result)
+            publisher.notify(result.match_ids[before:])
+        if len(result.match_ids) >= max_matches:
+            break
+    log.info("Backfill of list %s: %s clips, %s matches", list_id, result.clips, result.matches)
+    return result
+
+
+def _recent_versions(list_id: int, since, limit: int) -> list[PageVersion]:
+    """Return the newest version of each page fetched since `since` and not matched yet."""
+    matched_pages = Match.objects.filter(keyword_list_id=list_id).values("clip__page_id")
+    latest = (
+        PageVersion.objects.filter(fetched_at__gte=since)
+        .exclude(page_id__in=matched_pages)
+        .values("page_id")
+        .annotate(latest=Max("id"))
+        .values("latest")
+    )
+    return list(
+        PageVersion.objects.filter(id__in=latest)
+        .select_related("page__site")
+        .order_by("-fetched_at", "-id")[:limit]
+    )
+
+
+def list_saved(sender, instance: KeywordList, created: bool, update_fields=None, **kwargs) -> None:
+    """post_save receiver: queue a backfill when what the list matches may have changed."""
+    if not instance.active:
+        return
+    if update_fields is not None and not set(update_fields) & set(MATCHING_FIELDS):
+        return
+    previous = getattr(instance, "_webclip_matching_state", None)
+    state = _matching_state(instance)
+    if not created and previous is not None and previous == state:
+        return
+    instance._webclip_matching_state = state
+    from clipping.tasks import backfill_list as task  # tasks import this module
+
+    task.delay_on_commit(instance.id)
+
+
+def list_loaded(sender, instance: KeywordList, **kwargs) -> None:
+    """post_init receiver: remember what the list matched when it was read."""
+    instance._webclip_matching_state = _matching_state(instance)
+
+
+def _matching_state(instance: KeywordList) -> tuple | None:
+    # Read from __dict__: touching a deferred field would load the row (and init again).
+    values = instance.__dict__
+    if any(name not in values for name in MATCHING_FIELDS):
+        return None
+    return tuple(values[name] for name in MATCHING_FIELDS)

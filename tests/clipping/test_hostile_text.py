@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from xml.etree import ElementTree
 
 import pytest
 from bs4 import BeautifulSoup
 from django.urls import reverse
+from django.utils import timezone
 
 from clipping import publisher
+from clipping.digests import plan_digests
 from clipping.models import Match
 from tests.clipping.conftest import ingest_html, make_clip, make_list, make_match
 from tests.clipping.pages import SOLAR, article
@@ -57,6 +60,21 @@ def test_hostile_text_is_inert_in_both_mail_parts_and_cannot_add_headers(evil_ma
     assert "&lt;script&gt;" in html  # shown as text, not dropped
     assert "Read the article" not in text  # no link made of a javascript: URL
     assert '<script>alert("s")</script>' in text  # plain text is never rendered as HTML
+
+
+def test_hostile_text_is_inert_in_a_digest(alice, evil_match, smtp_server):
+    alice.delivery_mode = "daily"
+    alice.save()
+    Match.objects.filter(id=evil_match.id).update(created_at=timezone.now() - timedelta(days=2))
+    (digest_id,) = plan_digests()
+
+    assert publisher.deliver_digest(digest_id) == "sent"
+
+    (message,) = smtp_server.messages
+    assert message["Bcc"] is None and "\n" not in str(message["Subject"])
+    html = message.get_body(preferencelist=("html",)).get_content()
+    assert_inert(html)
+    assert "&lt;/title&gt;&lt;script&gt;" in html
 
 
 def test_hostile_text_is_inert_on_my_clips_and_the_dashboard(client, alice, evil_match):

@@ -11,6 +11,14 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
+from crawler.urls import same_site
+
+# An allowed-hosts line: a name or IPv4 address ("*." or "." covers subdomains), or an IPv6
+# address in brackets; either with an optional port.
+_HOST_ENTRY = re.compile(
+    r"(?:\*?\.)?[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?(?::\d{1,5})?|\[[0-9A-Fa-f:.]+\](?::\d{1,5})?"
+)
+
 
 def _validate_http_url(value: str) -> None:
     parts = urlsplit(value)
@@ -100,10 +108,12 @@ class Site(models.Model):
             except ValidationError as exc:
                 errors.setdefault("seed_urls", []).extend(exc.messages)
                 continue
-            if hosts and urlsplit(url).hostname not in hosts:
+            if hosts and not same_site(url, hosts):
                 errors.setdefault("seed_urls", []).append(f"{url} is not on an allowed host.")
         for host in _lines(self.allowed_hosts):
-            if not re.fullmatch(r"[A-Za-z0-9.-]+(:\d+)?|\[[0-9A-Fa-f:]+\]", host):
+            # The forms crawler.urls.same_site reads: name or address, "*." or "." for
+            # subdomains, an optional port.
+            if not _HOST_ENTRY.fullmatch(host):
                 errors.setdefault("allowed_hosts", []).append(f"{host!r} is not a host name.")
         for pattern in _lines(self.exclude_patterns):
             try:

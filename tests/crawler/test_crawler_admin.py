@@ -12,6 +12,7 @@ from django.utils import timezone
 from crawler.admin import RECENT_RUNS
 from crawler.crawl import crawl
 from crawler.models import CrawlRun, Page, PageVersion, Site
+from crawler.urls import same_site
 from tests.conftest import make_user
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import make_site, news_site
@@ -154,3 +155,67 @@ def test_runs_and_pages_with_their_versions_are_shown(staff_client, crawled):
 def test_runs_cannot_be_added_by_hand(staff_client):
     assert staff_client.get(reverse("admin:crawler_crawlrun_add")).status_code == 403
     assert CrawlRun.objects.count() == 0
+
+
+def site_form(**overrides: str) -> dict[str, str]:
+    data = {
+        "name": "Harbour news",
+        "root_url": "http://127.0.0.1:8765/",
+        "seed_urls": "",
+        "allowed_hosts": "",
+        "exclude_patterns": "",
+        "strategy": "bfs",
+        "page_budget": "100",
+        "max_depth": "5",
+        "revisit_interval": "01:00:00",
+        "min_page_revisit": "00:10:00",
+        "max_page_revisit": "7 00:00:00",
+        "crawl_delay": "1",
+        "obey_robots": "on",
+        "enabled": "on",
+    }
+    data.update(overrides)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("hosts", "seeds"),
+    [
+        ("127.0.0.1:8765", "http://127.0.0.1:8765/news/"),
+        ("*.harbour.example\n127.0.0.1", "https://www.harbour.example/\nhttps://harbour.example/a"),
+        (".harbour.example\n127.0.0.1", "https://news.harbour.example/"),
+        ("[::1]:8000\n127.0.0.1", "http://[::1]:8000/"),
+    ],
+)
+def test_the_site_form_takes_every_allowed_host_form_the_crawler_understands(
+    staff_client, hosts, seeds
+):
+    response = staff_client.post(
+        reverse("admin:crawler_site_add"), site_form(allowed_hosts=hosts, seed_urls=seeds)
+    )
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    site = Site.objects.get()
+    assert all(same_site(url, site.host_list()) for url in site.seeds())
+
+
+@pytest.mark.parametrize(
+    ("hosts", "seeds", "field"),
+    [
+        ("127.0.0.1:8765", "http://127.0.0.1:9999/", "seed_urls"),
+        ("*.harbour.example\n127.0.0.1", "https://harbour.example.evil/", "seed_urls"),
+        ("*harbour.example", "", "allowed_hosts"),
+        ("http://harbour.example/", "", "allowed_hosts"),
+        ("harbour..example", "", "allowed_hosts"),
+    ],
+)
+def test_the_site_form_refuses_hosts_and_seeds_the_crawler_would_not_visit(
+    staff_client, hosts, seeds, field
+):
+    response = staff_client.post(
+        reverse("admin:crawler_site_add"), site_form(allowed_hosts=hosts, seed_urls=seeds)
+    )
+
+    assert response.status_code == 200
+    assert field in response.context["adminform"].form.errors
+    assert not Site.objects.exists()

@@ -244,3 +244,23 @@ def test_rate_limits_live_in_the_shared_cache(client, alice):
         client.post(reverse("account_reset_password"), {"email": alice.email})
     cache.clear()  # what another web process sees is this cache: empty it and the limit resets
     assert client.post(reverse("account_reset_password"), {"email": alice.email}).status_code == 302
+
+
+def test_deleting_the_account_removes_every_record_of_the_person(client, alice, bob):
+    from clipping.models import Delivery, Digest, Match
+    from tests.clipping.conftest import make_clip, make_list, make_match
+
+    clip = make_clip()
+    mine = make_match(make_list(alice, "Energy", "subsidy"), clip)
+    theirs = make_match(make_list(bob, "Power", "subsidy"), clip)
+    digest = Digest.objects.create(user=alice, kind="daily", period=timezone.now())
+    Delivery.objects.create(user=alice, kind="instant", match=mine, address=alice.email)
+    client.force_login(alice)
+
+    client.post(reverse("account_delete"), {"password": PASSWORD})
+
+    assert not EmailAddress.objects.filter(email=alice.email).exists()
+    assert list(Match.objects.all()) == [theirs]
+    assert not Digest.objects.filter(id=digest.id).exists()
+    assert not Delivery.objects.filter(user_id=alice.id).exists()
+    assert client.get(reverse("dashboard")).status_code == 302  # logged out

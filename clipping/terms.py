@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import regex
 
-from analyzer.text import synonyms, tokenize
+from analyzer.text import stopwords, synonyms, tokenize
 
 MAX_TERMS = 100
 MAX_TERM_LENGTH = 100
@@ -49,9 +49,7 @@ def parse_terms(text: str) -> list[Term]:
         raise TermSyntaxError(f"A list holds at most {MAX_TERMS} terms; this one has {len(lines)}.")
     terms = [parse_term(line, number) for number, line in lines]
     if not any(not term.exclude and not term.is_site for term in terms):
-        raise TermSyntaxError(
-            "Add at least one term to look for, not only exclusions or site: lines."
-        )
+        raise TermSyntaxError(NOTHING_TO_LOOK_FOR)
     return terms
 
 
@@ -136,13 +134,27 @@ def describe_expansions(
 ) -> list[tuple[str, list[str]]]:
     """Return (term, synonyms it also matches) for every term that is not a site: line.
 
-    Quoted phrases match exactly, so they never expand; every other term also matches
-    the other forms of its words (their Snowball stems), which the list page says once.
+    The synonyms are exactly those the index matches (see synonyms_of). Quoted phrases
+    match exactly, so they never expand; other forms of a word (its Snowball stem) are
+    matched too, which the list page says once for all terms.
     """
     described = []
     for term in terms:
         if term.is_site:
             continue
-        extra = [] if term.phrase or not use_synonyms else synonyms(" ".join(term.words), language)
+        extra = [] if term.phrase or not use_synonyms else synonyms_of(term.words, language)
         described.append((term.raw, extra))
     return described
+
+
+def synonyms_of(words: tuple[str, ...], language: str) -> list[str]:
+    """Return the WordNet synonyms an unquoted term also matches, most common sense first."""
+    common = stopwords(language)
+    found = []
+    for name in synonyms(" ".join(words), language):
+        name_words = tokenize(name)
+        # WordNet lists symbols and abbreviations ("in" for Indiana, "as" for arsenic):
+        # made only of stop words, they would match nearly every page.
+        if name_words and not all(word in common for word in name_words):
+            found.append(name)
+    return found

@@ -9,7 +9,6 @@ from clipping.matching.compile import (
     ListSpec,
     compile_list,
     compile_text,
-    term_keys,
 )
 from clipping.matching.index import KeywordIndex
 from clipping.matching.naive import NaiveMatcher, match_list
@@ -34,7 +33,6 @@ __all__ = [
     "compile_list",
     "match_list",
     "prepare_text",
-    "term_keys",
 ]
 
 

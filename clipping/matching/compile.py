@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
-from analyzer.text import language_code, stems, stopwords, synonyms, tokenize
-from clipping.terms import MAX_TERMS, NOTHING_TO_LOOK_FOR, Term, TermSyntaxError, parse_line
+from analyzer.text import language_code, stems, tokenize
+from clipping.terms import (
+    MAX_TERMS,
+    NOTHING_TO_LOOK_FOR,
+    Term,
+    TermSyntaxError,
+    parse_line,
+    synonyms_of,
+)
 
 # The space of quoted phrases (and of lists in a language without a stemmer): lower-cased
 # words compared as they are. Every other space is named by the language whose Snowball
@@ -21,7 +27,6 @@ COMPILE_VERSION = 1
 SEPARATOR = " "
 
 Key = tuple[str, str]  # (space, joined words or stems)
-SynonymSource = Callable[[str, str], Iterable[str]]
 
 
 @dataclass(frozen=True)
@@ -60,27 +65,14 @@ def stem_space(language: str) -> str:
     return language_code(language) or EXACT
 
 
-def compile_list(spec: ListSpec, synonyms_of: SynonymSource | None = None) -> CompiledList:
-    """Turn a list's terms into keys in its language, with synonyms if the list wants them."""
-    space = stem_space(spec.language)
-    positives, exclusions, sites, excluded_sites = [], [], [], []
+def compile_list(spec: ListSpec) -> CompiledList:
+    """Turn a list's parsed terms into keys in its language, with synonyms if it wants them."""
+    lines = line_cache(stem_space(spec.language), spec.use_synonyms)
+    buckets: Buckets = ([], [], [], [])
     for term in spec.terms:
-        if term.site is not None:
-            (excluded_sites if term.exclude else sites).append(term.site)
-            continue
-        if synonyms_of is None:
-            compiled = _compiled_term(term.raw, term.words, term.phrase, space, spec.use_synonyms)
-        else:
-            compiled = compile_term(term, space, synonyms_of if spec.use_synonyms else None)
-        (exclusions if term.exclude else positives).append(compiled)
-    return CompiledList(
-        id=spec.id,
-        positives=tuple(positives),
-        exclusions=tuple(exclusions),
-        sites=tuple(sites),
-        excluded_sites=tuple(excluded_sites),
-        match_all=spec.match_all,
-    )
+        bucket, value = _cached_line(lines, term.raw, term, spec.language, spec.use_synonyms)
+        buckets[bucket].append(value)
+    return _compiled(spec.id, buckets, spec.match_all)
 
 
 def compile_text(
@@ -92,9 +84,8 @@ def compile_text(
     lists, so each is parsed and compiled once per process. Raises TermSyntaxError like
     parse_terms for a text the list form would have refused.
     """
-    space = stem_space(language)
-    lines = line_cache(space, use_synonyms)
-    buckets: tuple[list, list, list, list] = ([], [], [], [])
+    lines = line_cache(stem_space(language), use_synonyms)
+    buckets: Buckets = ([], [], [], [])
     count = 0
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -104,18 +95,66 @@ def compile_text(
         known = lines.get(line)
         if known is None:
             try:
-                known = _compile_line(line, space, use_synonyms)
+                known = _cached_line(lines, line, parse_line(line), language, use_synonyms)
             except TermSyntaxError as exc:
                 raise TermSyntaxError(f"Line {number}: {exc}") from None
-            if len(lines) >= LINE_CACHE_SIZE:
-                lines.clear()  # crude bound; a rebuild refills it with the lines in use
-            lines[line] = known
         buckets[known[0]].append(known[1])
-    positives, exclusions, sites, excluded_sites = buckets
-    if not positives:
-        raise TermSyntaxError(NOTHING_TO_LOOK_FOR if count else "Add at least one term.")
     if count > MAX_TERMS:
         raise TermSyntaxError(f"A list holds at most {MAX_TERMS} terms; this one has {count}.")
+    if not buckets[0]:
+        raise TermSyntaxError(NOTHING_TO_LOOK_FOR if count else "Add at least one term.")
+    return _compiled(list_id, buckets, match_all)
+
+
+# Buckets of a list being compiled: terms, exclusions, sites, excluded sites.
+Buckets = tuple[list, list, list, list]
+# (space, use_synonyms) -> {stripped line: (bucket, compiled term or host)}. A dict per
+# kind of list, keyed by the line alone, is the cheapest lookup for a million lines; it
+# also makes every list holding a line share one CompiledTerm object, which the index
+# recognises by identity.
+CompiledLine = tuple[int, CompiledTerm | str]
+_line_cache: dict[tuple[str, bool], dict[str, CompiledLine]] = {}
+LINE_CACHE_SIZE = 1 << 18
+
+
+# Equal compiled terms as one object (a quoted phrase compiles alike in every cache),
+# so the index recognises a term by identity instead of hashing its keys.
+_interned: dict[CompiledTerm, CompiledTerm] = {}
+
+
+def line_cache(space: str, use_synonyms: bool) -> dict[str, CompiledLine]:
+    """Return this process's compiled lines for one key space and synonym setting."""
+    return _line_cache.setdefault((space, bool(use_synonyms)), {})
+
+
+def interned(line: CompiledLine) -> CompiledLine:
+    """Return a compiled line (say, from another worker) holding this process's term object."""
+    bucket, value = line
+    if isinstance(value, str):
+        return line
+    if len(_interned) >= 2 * LINE_CACHE_SIZE:
+        _interned.clear()  # only sharing is lost, never correctness
+    return bucket, _interned.setdefault(value, value)
+
+
+def _cached_line(
+    lines: dict[str, CompiledLine], line: str, term: Term, language: str, use_synonyms: bool
+) -> CompiledLine:
+    """Return (bucket, value) for one parsed line, compiled once per process."""
+    known = lines.get(line)
+    if known is None:
+        if term.site is not None:
+            known = (2 + term.exclude, term.site)
+        else:
+            known = interned((int(term.exclude), compile_term(term, language, use_synonyms)))
+        if len(lines) >= LINE_CACHE_SIZE:
+            lines.clear()  # crude bound; a rebuild refills it with the lines in use
+        lines[line] = known
+    return known
+
+
+def _compiled(list_id: int, buckets: Buckets, match_all: bool) -> CompiledList:
+    positives, exclusions, sites, excluded_sites = buckets
     return CompiledList(
         id=list_id,
         positives=tuple(positives),
@@ -126,77 +165,22 @@ def compile_text(
     )
 
 
-# (space, use_synonyms) -> {stripped line: (bucket, compiled term or host)}. A dict per
-# kind of list, keyed by the line alone, is the cheapest lookup for a million lines.
-CompiledLine = tuple[int, CompiledTerm | str]
-_line_cache: dict[tuple[str, bool], dict[str, CompiledLine]] = {}
-LINE_CACHE_SIZE = 1 << 18
+def compile_term(term: Term, language: str, use_synonyms: bool) -> CompiledTerm:
+    """Return a term's keys: its exact words if quoted, else its stems and its synonyms'.
 
-
-def line_cache(space: str, use_synonyms: bool) -> dict[str, CompiledLine]:
-    """Return this process's compiled lines for one key space and synonym setting."""
-    return _line_cache.setdefault((space, bool(use_synonyms)), {})
-
-
-def _compile_line(line: str, space: str, use_synonyms: bool) -> CompiledLine:
-    """Return (bucket, value) for one line: 0 term, 1 exclusion, 2 site, 3 excluded site."""
-    term = parse_line(line)
-    if term.site is not None:
-        return 2 + term.exclude, term.site
-    compiled = _compiled_term(term.raw, term.words, term.phrase, space, bool(use_synonyms))
-    return int(term.exclude), compiled
-
-
-def compile_term(term: Term, space: str, synonyms_of: SynonymSource | None) -> CompiledTerm:
-    """Return a term's keys: its exact words if quoted, else its stems and its synonyms'."""
+    The term's own key comes first; a synonym with the same stems adds no key.
+    """
     if term.phrase:
-        keys: tuple[Key, ...] = ((EXACT, sys.intern(SEPARATOR.join(term.words))),)
-    elif synonyms_of is None:
-        keys = ((space, _stem_key(term.words, space)),)
-    else:
-        keys = term_keys(term.words, space, synonyms_of)
-    return CompiledTerm(sys.intern(term.raw), keys)
+        return CompiledTerm(sys.intern(term.raw), ((EXACT, _stem_key(term.words, EXACT)),))
+    space = stem_space(language)
+    found = {(space, _stem_key(term.words, space)): None}
+    if use_synonyms:
+        for name in synonyms_of(term.words, space):
+            found.setdefault((space, _stem_key(tuple(tokenize(name)), space)), None)
+    return CompiledTerm(sys.intern(term.raw), tuple(found))
 
 
-def term_keys(
-    words: tuple[str, ...], space: str, synonyms_of: SynonymSource | None = None
-) -> tuple[Key, ...]:
-    """Return the stem keys of an unquoted term and of its synonyms, the term's own first."""
-    return _term_keys(words, space, synonyms_of or default_synonyms)
-
-
-# Popular lines recur in thousands of lists, and a WordNet lookup costs a few hundred
-# microseconds: each line is compiled once per process and the result shared, which also
-# lets the index recognise it by identity.
-@lru_cache(maxsize=1 << 18)
-def _compiled_term(
-    raw: str, words: tuple[str, ...], phrase: bool, space: str, use_synonyms: bool
-) -> CompiledTerm:
-    """Return compile_term with the analyzer's synonyms, memoised."""
-    term = Term(raw=raw, words=words, phrase=phrase)
-    return compile_term(term, space, default_synonyms if use_synonyms else None)
-
-
-def default_synonyms(term: str, space: str) -> Iterable[str]:
-    """Return WordNet synonyms of a term through the analyzer (English only)."""
-    return synonyms(term, space) if space else ()
-
-
-def _term_keys(words: tuple[str, ...], space: str, synonyms_of: SynonymSource) -> tuple[Key, ...]:
-    """Return the term's stem key followed by its synonyms' keys, without repeats."""
-    own = (space, _stem_key(words, space))
-    found = {own: None}
-    common = stopwords(space)
-    for name in synonyms_of(SEPARATOR.join(words), space):
-        synonym_words = tuple(tokenize(name))
-        # WordNet lists symbols and abbreviations ("in" for Indiana, "as" for arsenic):
-        # made only of stop words, they would match nearly every page.
-        if synonym_words and not all(word in common for word in synonym_words):
-            found.setdefault((space, _stem_key(synonym_words, space)), None)
-    return tuple(found)
-
-
-def _stem_key(words: tuple[str, ...] | list[str], space: str) -> str:
+def _stem_key(words: tuple[str, ...], space: str) -> str:
     """Join the stems of words in a space (the words themselves in the exact space)."""
     if space == EXACT:
         return sys.intern(SEPARATOR.join(words))

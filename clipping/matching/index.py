@@ -170,35 +170,50 @@ class KeywordIndex:
         return matches
 
     def _scan(self, prepared: PreparedText) -> Found:
-        """Return {concept: [(first token, stop token)] in text order} for keys in the text."""
+        """Return {concept: [(first token, stop token)] in text order} for keys in the text.
+
+        1. Per key space, visit only the tokens that start some key, and extend an n-gram
+           only while some longer key starts with it: {key: places}.
+        2. Give each key's places to the concepts that hold it; a concept found by several
+           keys (a word and its synonyms) gets them sorted into text order.
+        """
         found: Found = {}
+        several_keys: list[int] = []
         for space_name, space in self._spaces.items():
-            if not space.concepts:
+            concepts = space.concepts
+            if not concepts:
                 continue
             sequence = prepared.sequence(space_name)
-            concepts, follows, prefixes = space.concepts, space.follows, space.prefixes
+            follows, prefixes = space.follows, space.prefixes
             last = len(sequence) - 1
-            # Most tokens start no key: decide per distinct token, then visit only the rest.
-            wanted = {token for token in set(sequence) if token in concepts or token in follows}
+            distinct = set(sequence)
+            wanted = (concepts.keys() & distinct) | (follows.keys() & distinct)
+            places: dict[str, list[tuple[int, int]]] = {}
             for first in [place for place, token in enumerate(sequence) if token in wanted]:
                 token = sequence[first]
-                hits = concepts.get(token)
-                if hits is not None:
-                    for concept in hits:
-                        found.setdefault(concept, []).append((first, first + 1))
+                if token in concepts:
+                    places.setdefault(token, []).append((first, first + 1))
                 seconds = follows.get(token)
                 if seconds is None or first == last or sequence[first + 1] not in seconds:
                     continue
                 key, stop = token + SEPARATOR + sequence[first + 1], first + 2
                 while True:
-                    hits = concepts.get(key)
-                    if hits is not None:
-                        for concept in hits:
-                            found.setdefault(concept, []).append((first, stop))
+                    if key in concepts:
+                        places.setdefault(key, []).append((first, stop))
                     if stop > last or key not in prefixes:
                         break
                     key = key + SEPARATOR + sequence[stop]
                     stop += 1
+            for key, where in places.items():
+                for concept in concepts[key]:
+                    held = found.get(concept)
+                    if held is None:
+                        found[concept] = where  # shared by the key's concepts, never changed
+                    else:
+                        found[concept] = held + where
+                        several_keys.append(concept)
+        for concept in several_keys:
+            found[concept].sort()
         return found
 
     def _concept(self, term: CompiledTerm) -> int:

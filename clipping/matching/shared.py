@@ -26,6 +26,7 @@ from clipping.matching.compile import (
     COMPILE_VERSION,
     CompiledList,
     compile_text,
+    interned,
     line_cache,
     stem_space,
 )
@@ -137,7 +138,7 @@ def _fetch_shared_lines(rows: list[Row]) -> dict[str, tuple[dict, str]]:
     for start in range(0, len(keys), _CHUNK):
         for key, value in cache.get_many(keys[start : start + _CHUNK]).items():
             local, line = missing.pop(key)
-            local[line] = value
+            local[line] = interned(value)
     return missing
 
 

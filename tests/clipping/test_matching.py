@@ -14,7 +14,7 @@ from clipping.matching import (
     compile_list,
     compile_text,
 )
-from clipping.terms import TermSyntaxError, parse_terms
+from clipping.terms import TermSyntaxError, describe_expansions, parse_terms
 
 
 def spec(list_id: int, terms: str, *, language: str = "en", **options: bool) -> ListSpec:
@@ -196,3 +196,41 @@ def test_compiling_stored_text_refuses_what_the_form_refuses(text: str, message:
 def test_an_unsupported_language_matches_words_as_written() -> None:
     found = match([spec(1, "kitabu", language="sw")], "Kitabu kipya. Vitabu.")
     assert words("Kitabu kipya. Vitabu.", found, 1) == ["Kitabu"]
+
+
+def test_every_synonym_the_list_page_shows_matches_on_its_own() -> None:
+    terms = parse_terms("car\nclimate change")
+    lists = [ListSpec(1, "en", terms, use_synonyms=True)]
+    shown = [name for _, also in describe_expansions(terms, "en") for name in also]
+    assert {"automobile", "motorcar", "global climate change"} <= set(shown)
+    for name in shown:
+        assert list(match(lists, f"News about {name} today.")) == [1], name
+
+
+def test_a_term_found_by_its_word_and_its_synonyms_gives_spans_in_text_order() -> None:
+    text = "An automobile, a car, then cars and a motorcar."
+    found = match([spec(1, "car", use_synonyms=True)], text)
+    assert words(text, found, 1) == ["automobile", "car", "cars", "motorcar"]
+
+
+def test_spans_starting_at_the_same_word_come_shorter_first() -> None:
+    text = "Stock market news."
+    found = match([spec(1, "stock market\nstock", use_synonyms=False)], text)
+    assert found[1] == (MatchedSpan(0, 5, "stock"), MatchedSpan(0, 12, "stock market"))
+
+
+def test_a_longer_phrase_is_found_beside_its_shorter_prefix() -> None:
+    lists = [spec(1, "new york city", use_synonyms=False), spec(2, "new york", use_synonyms=False)]
+    text = "New York is not New York City."
+    found = match(lists, text)
+    assert words(text, found, 1) == ["New York City"]
+    assert words(text, found, 2) == ["New York", "New York"]
+
+
+def test_equal_terms_compile_to_one_shared_object() -> None:
+    # The index recognises a term by identity; a quoted phrase compiles alike everywhere.
+    with_synonyms = compile_text(1, '"stock market"\ncar', "en", True)
+    without = compile_text(2, '"stock market"\ncar', "en", False)
+    parsed = compile_list(spec(3, '"stock market"', language="el"))
+    assert with_synonyms.positives[0] is without.positives[0] is parsed.positives[0]
+    assert with_synonyms.positives[1] != without.positives[1]

@@ -90,3 +90,14 @@ def test_it_describes_synonyms_of_words_but_not_of_phrases_or_sites() -> None:
 def test_it_describes_no_synonyms_when_the_list_turns_them_off() -> None:
     described = describe_expansions(parse_terms("car"), "en", use_synonyms=False)
     assert described == [("car", [])]
+
+
+def test_it_leaves_out_synonyms_made_of_stop_words_as_matching_does() -> None:
+    # WordNet gives "IN" for Indiana: the index ignores it, so the list page must not claim it.
+    [(_, also)] = describe_expansions(parse_terms("indiana"), "en", use_synonyms=True)
+    assert "Hoosier State" in also
+    assert "IN" not in also and "in" not in also
+
+
+def test_it_describes_no_synonyms_in_a_language_wordnet_does_not_cover() -> None:
+    assert describe_expansions(parse_terms("αυτοκίνητο"), "el") == [("αυτοκίνητο", [])]

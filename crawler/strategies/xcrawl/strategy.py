@@ -178,6 +178,7 @@ class XCrawl(Strategy):
             if node in self.weights.hubs:
                 self._harvest(node, force=True)
             self._maybe_find_search(observation)
+            self._maybe_probe(node, observation)
         else:
             self.graph.add_page(observation.url, self.graph_targets(node), accepted=False)
         self._search_observed(observation, verdict, node)
@@ -318,6 +319,43 @@ class XCrawl(Strategy):
         self.final_pass = True
         for hub in sorted(self.weights.hubs):
             self._harvest(hub, force=True)
+
+    # --- Link probing ---------------------------------------------------------------------
+
+    def _maybe_probe(self, node: int, observation: PageObservation) -> None:
+        """Probe seeds and navigation pages of a site that needs a browser, up to a cap.
+
+        Hovers and clicks find links that menus and "load more" buttons build; each one
+        admissible enters the frontier and the graph as a link of the probed page.
+        """
+        config = self.config
+        if (
+            not (config.probe and self.site.needs_browser)
+            or self.stats.probes >= config.probe_pages
+        ):
+            return
+        if observation.url not in self._seeds and observation.kind != "hub":
+            return
+        from crawler.fetch import SiteRules
+        from crawler.strategies.xcrawl.probe import probe_url
+
+        self.stats.probes += 1
+        result = probe_url(
+            observation.url,
+            SiteRules.of(self.site),
+            self.site.host_list(),
+            max_states=config.probe_states,
+            seconds=config.probe_seconds,
+        )
+        depth = observation.depth + 1
+        found = [self.frontier.canonical(url) for url in result.urls()]
+        admitted = [url for url in dict.fromkeys(found) if self._admissible(url, depth)]
+        if not admitted:
+            return
+        ids = self.frontier.add(admitted, depth=depth)
+        added = self.graph.add_links(observation.url, [url for url in admitted if url in ids])
+        self.links.setdefault(node, []).extend((target, "", "probe") for target in added)
+        logger.debug("probed %s: %d new links", observation.url, len(added))
 
     # --- Site search (GetAuthorities) ----------------------------------------------------
 

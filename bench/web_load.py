@@ -186,6 +186,25 @@ def count_queries(people: list[Person]) -> None:
         print(f"  {kind:13s} {counts[0]:3d} / {counts[1]:3d}   ({note})")
 
 
+def server_cpu(master_pid: int) -> tuple[float, float]:
+    """Return CPU ms used so far by gunicorn's workers, and ms PostgreSQL spent busy in BENCH_DB."""
+    tick = os.sysconf("SC_CLK_TCK")
+    app = 0.0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended while we looked
+            continue
+        if int(fields[1]) == master_pid:  # ppid; utime and stime follow at 11 and 12
+            app += (int(fields[11]) + int(fields[12])) * 1000 / tick
+    with psycopg.connect(f"{SERVER}/postgres", autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        (db,) = conn.execute(
+            "SELECT active_time FROM pg_stat_database WHERE datname = %s", [BENCH_DB]
+        ).fetchone()
+    return app, float(db)
+
+
 def start_server(args: argparse.Namespace, env: dict[str, str], port: int) -> subprocess.Popen:
     command = [
         str(ROOT_DIR / ".venv/bin/gunicorn"),
@@ -255,7 +274,7 @@ async def browse(
 
 
 async def measured(
-    people: list[Person], base: str, args: argparse.Namespace
+    people: list[Person], base: str, args: argparse.Namespace, server_pid: int
 ) -> tuple[list[tuple[str, float, bool]], list[str], float]:
     """Log every client in, then browse for the duration; return samples, errors and seconds."""
     rng = random.Random(11)
@@ -284,6 +303,7 @@ async def measured(
         print(
             f"{len(chosen)} clients logged in through the login form in {time.monotonic() - started:.1f} s"
         )
+        cpu_before = server_cpu(server_pid)
         started = time.monotonic()
         deadline = started + args.duration
         await asyncio.gather(
@@ -292,7 +312,18 @@ async def measured(
                 for i, (c, p) in enumerate(zip(clients, chosen, strict=True))
             )
         )
-        return results, errors, time.monotonic() - started
+        seconds = time.monotonic() - started
+        app_ms, db_ms = (
+            after - before for after, before in zip(server_cpu(server_pid), cpu_before, strict=True)
+        )
+        # CPU, unlike latency, hardly depends on what else the machine runs: with the demand
+        # (requests/s) it tells whether two quiet cores can hold the target.
+        print(
+            f"server cost per request: {app_ms / max(len(results), 1):.1f} ms gunicorn CPU, "
+            f"{db_ms / max(len(results), 1):.1f} ms PostgreSQL busy (wall) "
+            f"-> {(app_ms + db_ms) / 1000 / seconds:.2f} cores at this load"
+        )
+        return results, errors, seconds
     finally:
         await asyncio.gather(*(c.aclose() for c in clients))
 
@@ -370,7 +401,9 @@ def main() -> int:
             f"\ngunicorn gthread {args.workers} workers x {args.threads} threads; "
             f"{args.clients} clients, think {args.think:.1f} s mean, {args.duration:.0f} s"
         )
-        passed = report(*asyncio.run(measured(seeded.people, f"http://127.0.0.1:{port}", args)))
+        passed = report(
+            *asyncio.run(measured(seeded.people, f"http://127.0.0.1:{port}", args, server.pid))
+        )
     finally:
         if server is not None:
             server.send_signal(signal.SIGTERM)

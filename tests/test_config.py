@@ -91,13 +91,15 @@ def test_the_suite_runs_on_postgresql_and_redis():
     assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
 
 
-def test_beat_uses_the_database_scheduler_with_the_dispatcher_registered(db):
+def test_beat_uses_the_database_scheduler_with_crawl_and_publish_schedules(db):
     from django_celery_beat.models import PeriodicTask
 
     assert app.conf.beat_scheduler == "django_celery_beat.schedulers:DatabaseScheduler"
     assert PeriodicTask.objects.filter(
         task="crawler.tasks.dispatch_due_sites", enabled=True
     ).exists()
+    publishing = PeriodicTask.objects.get(task="clipping.tasks.publish_due")
+    assert publishing.enabled and publishing.queue == "publish"
 
 
 def test_pages_carry_security_headers(client):

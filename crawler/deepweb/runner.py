@@ -2,7 +2,10 @@
 
 `search_site` runs once per crawl run, in the crawl thread, with the run's fetch backend:
 
-1. The users' keywords (the topic's queries) become the LVS row "search".
+1. The users' keywords (the site's topic's queries) become the LVS row "search"; without
+   any the pass ends before its first request. The stored row is for admins to read: the
+   run matches forms against its own topic's keywords, so runs of other sites with other
+   lists never swap them.
 2. Each seed page's forms are analysed (He et al.: the main search form is on the home
    page for 99 of 100 sites). Forms that change state are refused and recorded; the rest
    get visual labels from Chromium when the DOM leaves an element unlabelled, teach their
@@ -11,6 +14,8 @@
    tried first, then the least recently tried (`crawler.deepweb.session`).
 4. Result links enter the frontier one level below the form's page and are fetched and
    analysed like any page, through the run loop's own handler when one is given.
+5. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS):
+   what it found and did not fetch waits in the frontier for the links crawl.
 """
 
 from __future__ import annotations

@@ -26,6 +26,12 @@ class KeywordListForm(forms.ModelForm):
             "mail_enabled",
         ]
         widgets = {"terms": forms.Textarea(attrs={"rows": 8, "spellcheck": "false"})}
+        help_texts = {
+            "terms": 'One term per line: a word, several words, a "quoted phrase", -exclusion'
+            " or site:example.com.",
+            "use_synonyms": "Also match WordNet synonyms of unquoted terms (English lists).",
+            "match_all": "A clip must contain every term, not only one of them.",
+        }
 
     def __init__(self, *args: object, owner: object, **kwargs: object) -> None:
         self.owner = owner

@@ -129,3 +129,28 @@ def test_every_post_view_enforces_csrf(alice, route, needs_list):
 def test_anonymous_post_views_enforce_csrf(route):
     client = Client(enforce_csrf_checks=True)
     assert client.post(reverse(route), {"email": "x@example.com"}).status_code == 403
+
+
+def test_the_list_page_says_what_each_term_matches_and_that_phrases_are_exact(client, alice):
+    terms = 'car\n"car park"\nindiana'
+    keyword_list = KeywordList.objects.create(
+        owner=alice, name="Cars", terms=terms, use_synonyms=True
+    )
+    client.force_login(alice)
+    body = client.get(keyword_list.get_absolute_url()).content.decode()
+    assert "<code>car</code>: also auto, automobile, machine, motorcar" in body
+    assert "<code>&quot;car park&quot;</code></li>" in body
+    assert "<code>indiana</code>: also Hoosier State, Robert Indiana</li>" in body
+    assert "quoted phrases match exactly as written" in body
+
+
+def test_the_list_form_documents_the_keyword_language(client, alice):
+    client.force_login(alice)
+    body = client.get(reverse("list_create")).content.decode()
+    for example in (
+        "<code>-sports</code>",
+        "<code>site:example.com</code>",
+        '<code>"Bank of England"</code>',
+    ):
+        assert example in body
+    assert "Also match WordNet synonyms of unquoted terms" in body

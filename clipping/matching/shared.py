@@ -4,7 +4,9 @@ Every process holds its own in-memory index and refreshes it by comparing (id, u
 of the active lists with what it holds: lists that appeared or changed are compiled and
 added, lists deleted or deactivated are removed. No change log is needed, so deletions by
 cascade (an account removed) are seen too. A refresh runs at most every
-CLIPPING_INDEX_REFRESH_SECONDS; refresh_index() forces one.
+CLIPPING_INDEX_REFRESH_SECONDS; refresh_index() forces one. Each refresh first reads the
+active lists' version (count, latest update, sum of ids) in one aggregate query, and reads
+the lists themselves only when it differs from the version the index was built from.
 
 Start-up is the expensive part: WordNet lookups and stemming of every distinct line. Each
 compiled line is therefore also kept in Django's cache (Redis when several hosts run), so
@@ -21,6 +23,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db.models import Count, Max, Sum
 
 from clipping.matching.compile import (
     COMPILE_VERSION,
@@ -45,6 +48,7 @@ class SharedIndex:
     def __init__(self) -> None:
         self.index = KeywordIndex()
         self._versions: dict[int, datetime] = {}
+        self._lists_version: tuple | None = None  # lists_version() the index reflects
         self._refreshed_at: float | None = None
         self._lock = threading.Lock()
 
@@ -58,6 +62,10 @@ class SharedIndex:
     def refresh(self) -> tuple[int, int]:
         """Apply the database's changes since the last refresh; return (added, removed)."""
         with self._lock, paused_gc():
+            version = lists_version()
+            if version == self._lists_version:
+                self._refreshed_at = time.monotonic()
+                return 0, 0
             active = dict(KeywordList.objects.active().values_list("id", "updated_at"))
             gone = [list_id for list_id in self._versions if list_id not in active]
             changed = [
@@ -79,8 +87,19 @@ class SharedIndex:
                         added += 1
                 for row in rows:
                     self._versions[row[0]] = row[1]
+            self._lists_version = version
             self._refreshed_at = time.monotonic()
             return added, len(gone)
+
+
+def lists_version() -> tuple:
+    """Return what changes whenever a list is created, edited, deleted or (de)activated."""
+    # Saving a list moves the latest update; a list leaving the active set (deleted,
+    # paused, its owner's account deleted) lowers the count and the sum of ids.
+    found = KeywordList.objects.active().aggregate(
+        count=Count("id"), latest=Max("updated_at"), ids=Sum("id")
+    )
+    return found["count"], found["latest"], found["ids"]
 
 
 Row = tuple[int, datetime, str, str, bool, bool]

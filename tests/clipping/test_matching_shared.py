@@ -9,7 +9,7 @@ from django.core.cache import cache
 
 from clipping.matching import CompiledTerm, current_index, refresh_index
 from clipping.matching.compile import COMPILE_VERSION, line_cache
-from clipping.matching.shared import SharedIndex, _line_key
+from clipping.matching.shared import SharedIndex, _line_key, lists_version
 from clipping.models import KeywordList
 
 pytestmark = pytest.mark.django_db
@@ -120,3 +120,30 @@ def test_current_index_waits_for_the_interval_unless_forced(alice, settings) -> 
     assert listed.id not in current_index()
     refresh_index()
     assert listed.id in current_index()
+
+
+def test_a_refresh_without_changes_reads_only_the_lists_version(
+    alice, django_assert_num_queries
+) -> None:
+    shared = SharedIndex()
+    make_list(alice, "election")
+    shared.refresh()
+    with django_assert_num_queries(1):
+        assert shared.refresh() == (0, 0)
+
+
+def test_the_lists_version_changes_with_every_kind_of_change(alice, bob) -> None:
+    first = make_list(alice, "election")
+    second = make_list(bob, "budget")
+    changes = [
+        lambda: first.save(),  # an edit
+        lambda: KeywordList.objects.filter(id=second.id).update(active=False),  # same updated_at
+        lambda: KeywordList.objects.filter(id=second.id).update(active=True),
+        lambda: second.delete(),
+        lambda: make_list(bob, "budget"),
+        lambda: bob.delete(),  # the list goes by cascade
+    ]
+    for change in changes:
+        before = lists_version()
+        change()
+        assert lists_version() != before

@@ -8,7 +8,8 @@
 3. Match the area against the keyword index. A list counts only if one of its spans lies in
    a new sentence: unchanged text never notifies again, whichever lists exist now.
 4. One Clip per version and area (unique), its summary around the first new span, its time
-   the one the page declares (clipping.published), else when first seen. A near
+   the one the page declares (clipping.published), else when first seen (for new text on a
+   page ingested before, always when first seen). A near
    duplicate of a clip from another page joins that clip's story as a duplicate.
 5. One Match per list and story (unique): a list that already has the story gets no second.
 6. Remember the version's sentence digests; instant mail is queued when the transaction commits.
@@ -79,6 +80,7 @@ def ingest(
         if page_version.id < seen.version_id:
             return IngestResult(skipped="A newer version was ingested already.")
         known = seen.digest_set()
+        revision = seen.version_id > 0  # the page was ingested before: its new text is new now
         # Every sentence visible on the page counts as seen, not only those inside areas:
         # area boundaries may shift between versions while the text stays the same.
         digests = [digest for _, _, digest in sentences(analysis.text, analysis.language)]
@@ -92,7 +94,14 @@ def ingest(
                     fresh.append((start, end))
             if fresh:
                 found = index.match(area.text, host=urlsplit(page.url).hostname)
-                clip_area(page_version, analysis, area, new_spans(found, fresh), result)
+                clip_area(
+                    page_version,
+                    analysis,
+                    area,
+                    new_spans(found, fresh),
+                    result,
+                    revision=revision,
+                )
         seen.remember(digests)
         seen.version_id = max(seen.version_id, page_version.id)
         seen.save()
@@ -146,8 +155,14 @@ def clip_area(
     area: InfoArea,
     found: dict[int, tuple[list[MatchedSpan], list[MatchedSpan]]],
     result: IngestResult,
+    *,
+    revision: bool = False,
 ) -> None:
-    """Write the clip of one area and one match per list that does not have its story yet."""
+    """Write the clip of one area and one match per list that does not have its story yet.
+
+    revision: the version changes a page ingested before, so its new text dates from now,
+    not from the publication time the page declares.
+    """
     owners = dict(KeywordList.objects.active().filter(id__in=found).values_list("id", "owner_id"))
     if not owners:
         return
@@ -178,7 +193,7 @@ def clip_area(
             "spans": marks,
             "language": language[:8],
             "seen_at": version.fetched_at,
-            "published_at": _published_at(version),
+            "published_at": version.fetched_at if revision else _published_at(version),
             "fingerprint": print_.to_bytes() if print_ is not None else None,
             "duplicate_of": original,
         },

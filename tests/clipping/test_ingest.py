@@ -261,3 +261,18 @@ def test_a_clip_of_a_page_without_a_declared_time_is_dated_when_first_seen(site,
 
     clip = Clip.objects.get()
     assert clip.published_at == seen == clip.seen_at
+
+
+def test_new_text_on_a_changed_page_is_dated_when_first_seen_not_when_first_published(site, alice):
+    make_list(alice, "Energy", "subsidy")
+    head = '<head><meta property="article:published_time" content="2025-03-03T08:30:00Z">'
+    first = article("Council debates energy", RAIL).replace("<head>", head)
+    changed = article("Council debates energy", [*RAIL, SOLAR[0]]).replace("<head>", head)
+    ingest(store_version(site, URL, first), analyze(first, URL), index=active_index())
+    seen = datetime(2025, 3, 9, 17, 0, tzinfo=UTC)
+    version = store_version(site, URL, changed, fetched_at=seen)
+
+    ingest(version, analyze(changed, URL), index=active_index())
+
+    clip = Clip.objects.get()
+    assert clip.page_version == version and clip.published_at == seen

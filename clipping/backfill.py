@@ -9,7 +9,10 @@ last CLIPPING_BACKFILL_DAYS days is matched against that one list, newest first:
 - at most CLIPPING_BACKFILL_MAX_PAGES pages are analysed and at most
   CLIPPING_BACKFILL_MAX_MATCHES matches made, so a broad list does not flood a mailbox;
 - clips and matches are the ones ingest makes (same unique keys, same duplicate rules), so
-  a backfill that runs twice, or alongside the crawler's ingest, makes nothing twice.
+  a backfill that runs twice, or alongside the crawler's ingest, makes nothing twice;
+- it runs once every worker's keyword index has picked the list up (the refresh interval
+  plus a margin), so pages ingested in between with an index that lacked the list are
+  covered too.
 
 The matches are published like any other (instant mail or the next digest).
 """
@@ -119,7 +122,11 @@ def list_saved(sender, instance: KeywordList, created: bool, update_fields=None,
     instance._webclip_matching_state = state
     from clipping.tasks import backfill_list as task  # tasks import this module
 
-    task.delay_on_commit(instance.id)
+    # Wait until every worker's index has the list: a page ingested before then was matched
+    # without it, and the backfill, coming after, covers it.
+    delay = float(getattr(settings, "CLIPPING_INDEX_REFRESH_SECONDS", 10)) + 5
+    list_id = instance.id
+    transaction.on_commit(lambda: task.apply_async((list_id,), countdown=delay))
 
 
 def list_loaded(sender, instance: KeywordList, **kwargs) -> None:

@@ -83,3 +83,17 @@ def test_an_inactive_list_is_not_backfilled(crawled, alice, smtp_server, eager_c
     keyword_list.active = True  # switched on: now it is
     keyword_list.save()
     assert Match.objects.filter(keyword_list=keyword_list).count() == 1
+
+
+def test_a_page_ingested_before_the_workers_knew_the_list_is_caught_by_the_backfill(
+    alice, smtp_server
+):
+    """The index refreshes every few seconds: the backfill runs after that and covers the gap."""
+    from clipping.ingest import ingest_version
+    from clipping.matching import KeywordIndex
+
+    keyword_list = make_list(alice, "Energy", "subsidy")  # no eager Celery: the task waits
+    version = store_version(make_site(), "https://news.example.com/solar", article("Solar", SOLAR))
+    assert ingest_version(version.id, index=KeywordIndex()).matches == 0  # a stale index
+    assert backfill_list(keyword_list.id).matches == 1
+    assert Match.objects.get(keyword_list=keyword_list).clip.url.endswith("/solar")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from crawler.fetch import (
     Fetcher,
+    FetchError,
     FetchResult,
     SiteRules,
     check_url,
@@ -43,7 +44,9 @@ class FetchBackend:
         """Render `url` in Chromium (after the same robots.txt and address checks)."""
         refused = await self._refusal(url)
         if refused is not None:
-            return Fetched(url=url, error=refused, rendered=True)
+            return Fetched(
+                url=url, error=str(refused), rendered=True, retry_after=refused.retry_after
+            )
         if self._renderer is None:
             self._renderer = await open_renderer(self.fetcher.policy)
         page = await self._renderer.render(url, self.rules, self.hosts)
@@ -56,14 +59,21 @@ class FetchBackend:
         robots = await self.fetcher.robots(url, self.rules)
         return list(robots.sitemaps)
 
-    async def _refusal(self, url: str) -> str | None:
+    async def _refusal(self, url: str) -> FetchError | None:
+        """Return why `url` may not be rendered, judged as the fetcher judges a fetch."""
         error = check_url(url, self.rules)
         if error is not None:
-            return str(error)
+            return error
         if self.rules.obey_robots:
             robots = await self.fetcher.robots(url, self.rules)
+            if robots.error_kind in {"ssrf", "url"}:
+                return FetchError(robots.error_kind, f"robots.txt: {robots.unreachable}")  # type: ignore[arg-type]
+            if robots.unreachable:
+                wait = self.fetcher.robots_wait(robots.origin, url)
+                message = f"robots.txt unreachable ({robots.unreachable})"
+                return FetchError("backoff", message, retry_after=wait)
             if not robots.allows(url):
-                return f"robots: {robots.unreachable or 'disallowed by robots.txt'}"
+                return FetchError("robots", "disallowed by robots.txt")
         return None
 
     async def aclose(self) -> None:

@@ -85,6 +85,7 @@ def crawl(
         status = CrawlRun.Status.FINISHED
         if loop.deferred is not None:
             _defer_site(site, loop.deferred)
+            error = loop.deferred_why  # what the operator needs to see: why the run ended early
     except RunTakenOver:
         return CrawlRun.objects.get(id=run.id)
     except (KeyboardInterrupt, SystemExit, SoftTimeLimitExceeded) as exc:
@@ -153,6 +154,7 @@ class RunLoop:
         self.fetched = 0
         self.last_beat = time.monotonic()
         self.deferred: float | None = None  # longest wait a host asked for (Retry-After)
+        self.deferred_why = ""
 
     def execute(self, budget: int, *, backend: FetchBackend | None = None) -> str:
         """Crawl until a stop condition and return the stop reason."""
@@ -286,6 +288,7 @@ class RunLoop:
         self.frontier.done(page.url)
         if outcome.deferred is not None:
             self.deferred = max(self.deferred or 0.0, outcome.deferred)
+            self.deferred_why = self.deferred_why or f"{page.url}: {fetched.error}"
         if outcome.counts.get("fetched"):
             self.fetched += 1
         self.pending.update(outcome.counts)

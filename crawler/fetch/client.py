@@ -21,8 +21,8 @@ from crawler.fetch.robots import RobotsCache, RobotsRules, origin_of, rules_from
 from crawler.fetch.ssrf import Resolver, VettingResolver, host_refusal, refusal_in, system_resolve
 
 BACKOFF_STATUSES = frozenset({429, 503})
-# A robots.txt failure of these kinds is the page's failure too (others mean "disallowed").
-_PASSED_ON = frozenset({"ssrf", "connection", "timeout", "url", "backoff"})
+# A robots.txt refused for these reasons refuses the page for the same reason.
+_PASSED_ON = frozenset({"ssrf", "url"})
 # Outcomes that say nothing about the file itself, so they are not cached.
 _NOT_CACHED = frozenset({"ssrf", "backoff"})
 
@@ -152,16 +152,26 @@ class Fetcher:
                 # A slow robots.txt counts against this fetch's deadline too.
                 budget -= time.monotonic() - asked
                 if robots.error_kind in _PASSED_ON:
-                    # The host itself is unusable; saying "robots" would hide why.
+                    # The host itself may not be asked; saying "robots" would hide why.
                     message = f"robots.txt: {robots.unreachable}"
                     return _located(
-                        failure(url, robots.error_kind, message),
+                        failure(url, robots.error_kind, message),  # type: ignore[arg-type]
                         current,
-                        redirects,  # type: ignore[arg-type]
+                        redirects,
+                    )
+                if robots.unreachable:
+                    # RFC 9309 2.3.1.3-4: while robots.txt is unreachable (5xx, 429, timeout,
+                    # no connection) everything is disallowed. That is a wait, not a verdict
+                    # on this URL: "backoff" until the file is asked again.
+                    message = f"robots.txt unreachable ({robots.unreachable})"
+                    wait = self.robots_wait(robots.origin, current)
+                    return _located(
+                        failure(url, "backoff", message, retry_after=wait), current, redirects
                     )
                 if not robots.allows(current):
-                    why = robots.unreachable or "disallowed by robots.txt"
-                    return _located(failure(url, "robots", why), current, redirects)
+                    return _located(
+                        failure(url, "robots", "disallowed by robots.txt"), current, redirects
+                    )
                 if robots.crawl_delay is not None:
                     delay = max(delay, min(robots.crawl_delay, self.policy.max_crawl_delay))
             result = await self._attempts(
@@ -222,6 +232,12 @@ class Fetcher:
             if attempt == policy.retries or wait > policy.max_retry_wait:
                 return result
         raise AssertionError("unreachable")  # the loop always returns
+
+    def robots_wait(self, origin: str, url: str) -> float:
+        """Return the seconds until an unreachable robots.txt may be asked again."""
+        now = self.clock.monotonic()
+        host = (urlsplit(url).hostname or "").lower()
+        return max(self.robots_cache.expires_in(origin, now), self.gate.wait_for(host, 0.0))
 
     @asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:

@@ -8,8 +8,10 @@ from typing import Literal
 ErrorKind = Literal[
     "url",  # not an http(s) URL, or unparsable
     "ssrf",  # the host is (or resolves to) an address the site may not reach
-    "robots",  # robots.txt disallows the URL, or could not be read (5xx, timeout)
-    "backoff",  # the host asked us to wait (Retry-After) longer than we wait inside a fetch
+    "robots",  # robots.txt disallows the URL
+    # The host asked us to wait (Retry-After) longer than we wait inside a fetch, or its
+    # robots.txt is unreachable (5xx, 429, timeout, no connection): nothing asked until then.
+    "backoff",
     "timeout",  # connect, read or total deadline passed
     "too_large",  # the body (after decompression) is over the cap
     "content_type",  # not HTML/XHTML, a feed or a sitemap

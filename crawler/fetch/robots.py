@@ -96,6 +96,11 @@ class RobotsCache:
             return None
         return entry[1]
 
+    def expires_in(self, origin: str, now: float) -> float:
+        """Return the seconds until `origin`'s cached rules expire (0 when none are cached)."""
+        entry = self._entries.get(origin)
+        return max(0.0, entry[0] - now) if entry is not None else 0.0
+
     def put(self, rules: RobotsRules, now: float) -> None:
         """Cache `rules` from `now` on."""
         ttl = self.error_ttl if rules.unreachable else self.ttl

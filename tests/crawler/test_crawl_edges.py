@@ -204,3 +204,27 @@ def test_a_long_retry_after_ends_the_run_and_charges_no_page_it_kept_us_from(ser
     site.refresh_from_db()
     assert site.next_crawl_at >= before + timedelta(seconds=1800)
     assert run.fetched == 1 + 2 + 1 + 1  # home, two sections, /sitemap.xml (404), the 429
+
+
+def test_an_unreachable_robots_txt_ends_the_run_without_charging_or_skipping_pages(
+    server, settings
+):
+    settings.CRAWLER_RETRIES = 0
+    news_site(server, articles=2)
+    server.robots("", status=503)
+    site = make_site(server)
+    before = timezone.now()
+
+    run = crawl(site)
+
+    assert run.stop_reason == "backoff" and "robots.txt unreachable" in run.error
+    assert (run.fetched, run.errors, run.robots_skipped) == (0, 0, 0)
+    assert server.paths() == ["/robots.txt"]
+    # The frontier waits whole for the next run: nothing was marked visited or skipped.
+    assert not Page.objects.filter(site=site, last_fetched_at__isnull=False).exists()
+    site.refresh_from_db()
+    assert site.next_crawl_at >= before + timedelta(seconds=500)
+
+    server.robots("User-agent: *\nAllow: /\n")  # back up: the next run takes everything
+    again = crawl(site)
+    assert again.stop_reason == "exhausted" and again.new == 5

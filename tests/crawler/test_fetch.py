@@ -242,9 +242,22 @@ def test_connections_are_reused_between_fetches_of_one_host(site):
 def test_unreachable_hosts_are_connection_errors():
     with SiteServer() as server:
         url = server.url("/")
-    result = fetch_once(url)  # the server is gone: connection refused
+    rules = SiteRules(crawl_delay=0, obey_robots=False, allow_private_network=True)
+    result = fetch_once(url, rules)  # the server is gone: connection refused
 
     assert result.error.kind == "connection"
+
+
+def test_a_host_whose_robots_txt_cannot_be_reached_is_backed_off_until_asked_again():
+    with SiteServer() as server:
+        url = server.url("/")
+    policy = FetchPolicy(robots_error_ttl=600)
+    result = fetch_once(url, policy=policy)  # robots.txt first: connection refused
+
+    assert result.error.kind == "backoff"
+    assert "robots.txt unreachable" in result.error.message
+    assert "connection" in result.error.message
+    assert 590 < result.error.retry_after <= 600
 
 
 @pytest.mark.parametrize(

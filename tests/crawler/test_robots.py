@@ -126,6 +126,24 @@ def test_a_5xx_or_429_robots_txt_disallows_everything(site, status):
     assert str(status) in rules.unreachable
 
 
+@pytest.mark.parametrize("status", [500, 503, 429])
+def test_pages_wait_while_robots_txt_is_unreachable_and_are_never_requested(site, status):
+    site.robots("", status=status)
+    site.html("/page", PAGE)
+    policy = FetchPolicy(retries=0, robots_error_ttl=600)
+
+    async def run():
+        async with Fetcher(policy, clock=FakeClock()) as fetcher:
+            return await fetcher.fetch(site.url("/page"), RULES)
+
+    result = asyncio.run(run())
+
+    assert result.error.kind == "backoff"
+    assert f"HTTP {status}" in result.error.message
+    assert result.error.retry_after == 600  # until robots.txt is asked again
+    assert site.paths() == ["/robots.txt"]
+
+
 def test_a_robots_txt_that_times_out_disallows_everything(site):
     site.route("/robots.txt", site.never_answers)
     quick = FetchPolicy(read_timeout=0.5, total_timeout=1.0, retries=0)

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -25,9 +25,18 @@ def clips_with_my_matches(user: User, keyword_list: object | None = None) -> Que
     Each clip carries `my_matches`: all of the user's matches of it, whichever list.
     """
     mine = Match.objects.filter(owner=user).select_related("keyword_list").order_by("id")
+    if keyword_list is not None:
+        if keyword_list.owner_id != user.pk:  # type: ignore[attr-defined]
+            return Clip.objects.none()
+        # The list alone: "owner and list" reads as rarer than it is (a list's matches are all
+        # its owner's), and the planner would then sort every clip of the list.
+        clips = Clip.objects.filter(
+            Exists(Match.objects.filter(clip=OuterRef("pk"), keyword_list=keyword_list))
+        )
+    else:
+        clips = Clip.objects.for_owner(user)
     return (
-        Clip.objects.for_owner(user, keyword_list)
-        .newest_first()
+        clips.newest_first()
         .select_related("site")
         .prefetch_related(Prefetch("matches", queryset=mine, to_attr="my_matches"))
     )

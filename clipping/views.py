@@ -28,8 +28,8 @@ from clipping.terms import describe_expansions, parse_terms
 from crawler.models import Site
 
 DASHBOARD_CLIPS = 5
-# The indexed expression of migration 0005_personal_page_indexes, written identically.
-CLIP_TEXT = 'to_tsvector(\'simple\'::regconfig, "clipping_clip"."title" || \' \' || "clipping_clip"."summary")'
+# The words of title and summary, a column PostgreSQL generates (migration 0006), GIN-indexed.
+CLIP_TEXT = '"clipping_clip"."search_words"'
 SEARCH_WORD = re.compile(r"[^\W_]+")
 SEARCH_WORDS = 8
 # "My clips" pages back this far; older clips are reached by filtering. Counting every clip of
@@ -215,7 +215,7 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
 def search(clips: QuerySet[Clip], query: str, user: object) -> QuerySet[Clip]:
     """Keep the clips whose title or summary has every word of the query (as a word prefix).
 
-    On PostgreSQL through the GIN index of migration 0005 (full-text, "simple" configuration);
+    On PostgreSQL through the GIN index of migration 0006 (full-text, "simple" configuration);
     elsewhere a case-insensitive substring search that also reads the user's match summaries.
     """
     if connection.vendor != "postgresql":

@@ -6,7 +6,7 @@ from django.db import migrations, models
 # Searching "My clips": words (or word prefixes) in a clip's title and summary, through a GIN
 # index on their tsvector. The "simple" configuration neither stems nor drops stop words, so
 # it serves every language the same. PostgreSQL only; SQLite searches with LIKE, unindexed.
-# clipping/views.py (CLIP_TEXT) builds the same expression; the two must stay identical.
+# Replaced by a stored column in 0006_clip_search_vector.
 CLIP_TEXT_SEARCH = (
     "CREATE INDEX IF NOT EXISTS clipping_clip_text_search ON clipping_clip "
     "USING gin (to_tsvector('simple'::regconfig, title || ' ' || summary))"

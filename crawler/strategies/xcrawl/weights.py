@@ -10,8 +10,12 @@ PageRank weights, each in [0, 1]:
 - PageRank, max-normalised: topic-sensitive (teleport to the initial weights: 1 for
   authorities, the mean of 1/n and the hub weight for hubs, 1/n for the rest, plus half
   the topic affinity of fetched pages the validator rejected but whose content shows some
-  topic words, e.g. a list whose teasers name the topic, and a quarter of the anchor-text
+  topic words, e.g. a list whose teasers name the topic (only until the first authority is
+  found: a bootstrap), and a quarter of the anchor-text
   affinity of pages not fetched yet (the paper's future work: link text helps), or plain.
+
+For pages not fetched yet the mean is always over authority and PageRank (a zero authority
+estimate counts: no known hub links there).
 
 Recomputing after one new page is incremental: the adjacency matrix only adds the new
 edges, PageRank restarts from the previous vector, and the authority estimate of new pages
@@ -90,6 +94,12 @@ class GraphWeights:
         if self.variant is not Variant.HITS:
             parts.append(self._pagerank(adjacency, accepted))
         self._weights = node_weights(*parts)
+        if len(parts) == 3:
+            # A page not fetched yet has no hub weight, and an authority estimate of 0 is
+            # evidence (no known hub links to it), not a missing value: its weight is the
+            # mean of both, so PageRank alone never outweighs links from hubs.
+            fresh = ~visited
+            self._weights[fresh] = (authority[fresh] + parts[2][fresh]) / 2
         self._version = version
         self.seconds += time.perf_counter() - started
         return self._weights
@@ -134,7 +144,10 @@ class GraphWeights:
                 values = np.fromiter(self.anchor_affinity.values(), float) / 4
                 values[self.graph.visited()[nodes]] = 0.0  # fetched: its content speaks now
                 teleport[nodes] += values
-            if self.affinity:
+            if self.affinity and not accepted.any():
+                # A bootstrap only: once the validator accepted pages, they are the evidence;
+                # a rejected page naming the topic in passing (a printer that prints camera
+                # photos) would pull the walk into its structurally identical section.
                 nodes = np.fromiter(self.affinity, np.int64)
                 teleport[nodes] += np.fromiter(self.affinity.values(), float) / 2
             if self.hubs:

@@ -162,3 +162,30 @@ def test_admins_choose_xcrawl_per_site_and_it_runs_as_the_crawl_task_like_breadt
         run = CrawlRun.objects.get(id=crawl_site(site.id))
     assert run.strategy == "xcrawl" and run.status == CrawlRun.Status.FINISHED
     assert PageVerdict.objects.filter(page__site=site, accepted=True).exists()
+
+
+# --- Node weights of pages not fetched yet ----------------------------------------------------
+
+
+def test_an_unfetched_page_weighs_the_mean_of_its_authority_estimate_and_its_pagerank():
+    from crawler.graph import pagerank
+    from crawler.strategies.xcrawl.weights import GraphWeights, Variant
+
+    graph = WebGraph()  # home -> {list, other}; list -> {p1, p2, p3}; other -> {q}
+    graph.add_page("home", ["list", "other"])
+    graph.add_page("list", ["p1", "p2", "p3"])
+    graph.add_page("other", ["q"])
+    graph.add_page("p1", [], accepted=True)
+    graph.add_page("p2", [], accepted=True)
+    weights = GraphWeights(graph, variant=Variant.HITS_PAGERANK, tolerance=1e-12)
+    weights.find_hubs()
+    w = weights.weights()
+    rank = pagerank(graph.adjacency(), tol=1e-12).scores
+    rank = rank / rank.max()
+    p3, q = graph.index["p3"], graph.index["q"]
+    # p3: linked by the only hub (authority estimate 1); q: by no hub (estimate 0, counted).
+    assert w[p3] == pytest.approx((1.0 + rank[p3]) / 2, rel=1e-6)
+    assert w[q] == pytest.approx(rank[q] / 2, rel=1e-6)
+    # Hand check of the plain PageRank: p3 and q each get a share of one parent's out-links.
+    assert rank[q] > rank[p3]  # "other" has one link, "list" three: q alone would win
+    assert w[p3] > w[q]  # but a hub's link decides

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -182,3 +183,44 @@ def test_mail_on_the_embedded_defaults_lands_in_a_mailbox_the_mailbox_command_re
     assert "To: dana@example.com" in shown.stdout
     assert "Test email from" in shown.stdout
     assert "If you're reading this, it was successful." in shown.stdout
+
+
+# Views that take POSTs without a CSRF token on purpose: RFC 8058 one-click unsubscribe (mail
+# providers post without cookies) and the ESP tracking webhooks (authenticated by their secret).
+CSRF_EXEMPT = {"unsubscribe", "anymail:"}
+
+
+def every_route(patterns=None, prefix: str = "", namespace: str = ""):
+    """Yield (name, path) of every route, converters filled with placeholder values."""
+    from django.urls import URLPattern, URLResolver, get_resolver
+    from django.urls.resolvers import RoutePattern
+
+    for entry in get_resolver().url_patterns if patterns is None else patterns:
+        if not isinstance(entry.pattern, RoutePattern):
+            continue  # the admin's regex catch-alls; its named views are routes
+        route = re.sub(r"<int:\w+>", "1", str(entry.pattern))
+        route = re.sub(r"<(?:\w+:)?\w+>", "x", route)
+        if isinstance(entry, URLResolver):
+            inner = f"{namespace}{entry.namespace}:" if entry.namespace else namespace
+            yield from every_route(entry.url_patterns, prefix + route, inner)
+        elif isinstance(entry, URLPattern):
+            yield f"{namespace}{entry.name or ''}", "/" + prefix + route
+
+
+def test_every_post_view_refuses_a_post_without_a_csrf_token(alice):
+    from django.test import Client
+
+    alice.is_staff = alice.is_superuser = True
+    alice.save()
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(alice)
+    checked = []
+    for name, path in every_route():
+        if any(name.startswith(exempt) for exempt in CSRF_EXEMPT):
+            continue
+        response = client.post(path, {"email": "x@example.com", "name": "x"})
+        assert response.status_code == 403, (name, path, response.status_code)
+        checked.append(name)
+    # The walk reached the app's own POST views, allauth's and the admin's.
+    for name in ("list_create", "account_delete", "account_logout", "admin:index"):
+        assert name in checked

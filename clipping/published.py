@@ -9,6 +9,7 @@ comments and "related" boxes carry dates of other stories.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
@@ -38,6 +39,7 @@ _META_NAMES = (
 _EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
 # Pages in time zones ahead of ours may look a few hours early; more than a day is wrong.
 _FUTURE_SLACK = timedelta(days=1)
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
 def published_time(html: bytes | str, *, seen_at: datetime) -> datetime | None:
@@ -100,6 +102,8 @@ def _parse(raw: str) -> datetime | None:
     try:
         moment = dateparser.isoparse(text)
     except (ValueError, OverflowError):
+        if not _YEAR.search(text):
+            return None  # "Tuesday" or "3 March" would be read as a date near today
         try:
             moment = dateparser.parse(text)
         except (ValueError, OverflowError, dateparser.ParserError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -25,6 +25,11 @@ def page(head: str = "", body: str = "<p>Text of the article.</p>") -> str:
         ),
         ('<meta name="pubdate" content="2025-03-02">', "", datetime(2025, 3, 2, tzinfo=UTC)),
         (
+            '<meta name="date" content="Mon, 03 Mar 2025 08:00:00 GMT">',
+            "",
+            datetime(2025, 3, 3, 8, tzinfo=UTC),
+        ),
+        (
             "",
             '<span itemprop="datePublished" content="2025-03-01T10:00:00Z">1 March</span>',
             datetime(2025, 3, 1, 10, tzinfo=UTC),
@@ -42,7 +47,7 @@ def page(head: str = "", body: str = "<p>Text of the article.</p>") -> str:
             datetime(2025, 3, 3, 6, tzinfo=UTC),
         ),
     ],
-    ids=["open-graph", "meta-name", "microdata", "json-ld-graph", "time-pubdate"],
+    ids=["open-graph", "meta-name", "rfc-2822", "microdata", "json-ld-graph", "time-pubdate"],
 )
 def test_the_declared_publication_time_is_read_and_made_utc(head, body, expected):
     assert published_time(page(head, body), seen_at=SEEN) == expected
@@ -70,3 +75,10 @@ def test_the_page_metadata_wins_over_a_date_in_the_body():
 )
 def test_no_trusted_declaration_gives_none(html):
     assert published_time(html, seen_at=SEEN) is None
+
+
+@pytest.mark.parametrize("content", ["Tuesday", "3 March", "08:30"])
+def test_a_date_without_a_year_is_not_guessed(content):
+    # Read loosely, these would be a day near today, which a page seen today would accept.
+    html = page(f'<meta name="date" content="{content}">')
+    assert published_time(html, seen_at=datetime.now(UTC) + timedelta(days=8)) is None

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, fields
 from typing import Any
 
 DEFAULT_USER_AGENT = "WebclipBot/0.1 (+https://example.invalid/bot)"
+# A product token (what robots.txt groups name), then somewhere a URL where site owners
+# learn who crawls them and how to reach the operator.
+_CONTACT_UA = re.compile(r"[A-Za-z0-9_.-]+(?:/\S+)?\s.*\bhttps?://\S+.*")
 MIB = 1024 * 1024
 
 # Django setting name -> FetchPolicy field; read only by policy_from_settings().
@@ -96,7 +100,13 @@ def policy_from_settings(**overrides: Any) -> FetchPolicy:
             if value is not None:
                 values[name] = _coerce(types[name], value, setting, zero_ok=name == "retries")
     values.update(overrides)
-    return FetchPolicy(**values)
+    policy = FetchPolicy(**values)
+    if not _CONTACT_UA.fullmatch(policy.user_agent):
+        raise ValueError(
+            "CRAWLER_USER_AGENT must name the crawler and a contact URL, like "
+            f"{DEFAULT_USER_AGENT!r}; got {policy.user_agent!r}"
+        )
+    return policy
 
 
 def _coerce(type_name: Any, value: Any, setting: str, *, zero_ok: bool) -> Any:

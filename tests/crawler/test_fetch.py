@@ -297,6 +297,16 @@ def test_the_policy_rejects_a_bad_setting(settings):
         policy_from_settings()
 
 
+@pytest.mark.parametrize(
+    "agent", ["WebclipBot/0.1", "WebclipBot/0.1 (contact: ops team)", "Mozilla/5.0", ""]
+)
+def test_the_user_agent_must_carry_a_contact_url(settings, agent):
+    settings.CRAWLER_USER_AGENT = agent
+
+    with pytest.raises(ValueError, match="contact URL"):
+        policy_from_settings()
+
+
 def test_site_rules_are_read_from_a_site_like_object():
     class Site:
         crawl_delay = 2.5

@@ -67,3 +67,20 @@ def test_fetch_reports_a_refused_url_as_an_error():
         call_command(
             "fetch", "http://127.0.0.1:9/", stdout=out
         )  # no site allows this private address
+
+
+class Terminal(StringIO):
+    """Captured stderr that says it is a terminal, as an operator's shell is."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def test_crawl_shows_a_progress_bar_on_a_terminal():
+    err = Terminal()
+    with SiteServer() as server:
+        news_site(server, articles=6)
+        site = make_site(server)
+        call_command("crawl", str(site.pk), "--max-pages", "5", stdout=StringIO(), stderr=err)
+    bar = err.getvalue()
+    assert "5/5" in bar and "page" in bar

@@ -33,11 +33,29 @@ class PreparedText:
             return self.words
         cached = self._stemmed.get(space)
         if cached is None:
-            # A page repeats its words; stemming each distinct word once halves the work.
-            distinct = list(set(self.words))
-            stem_of = dict(zip(distinct, stems(distinct, space), strict=True))
-            cached = self._stemmed[space] = [stem_of[word] for word in self.words]
+            cached = self._stemmed[space] = stem_all(self.words, space)
         return cached
+
+
+# {language: {word: stem}}: pages share most of their words, so after a few pages nearly
+# every word's stem is a dictionary lookup away. Bounded: cleared when it grows too large.
+_stems: dict[str, dict[str, str]] = {}
+STEM_CACHE_SIZE = 1 << 19
+
+
+def stem_all(words: list[str], language: str) -> list[str]:
+    """Return the stem of every word, stemming only words this process has not seen."""
+    known = _stems.setdefault(language, {})
+    found = list(map(known.get, words))
+    if None in found:
+        missing = {word for word, stem in zip(words, found, strict=True) if stem is None}
+        if len(known) + len(missing) > STEM_CACHE_SIZE:
+            known.clear()
+            missing = set(words)
+        unknown = list(missing)
+        known.update(zip(unknown, stems(unknown, language), strict=True))
+        found = list(map(known.__getitem__, words))
+    return found
 
 
 def prepare_text(text: str) -> PreparedText:

@@ -14,6 +14,8 @@ from clipping.matching import (
     compile_list,
     compile_text,
 )
+from clipping.matching import text as prepared_text
+from clipping.matching.text import stem_all
 from clipping.terms import TermSyntaxError, describe_expansions, parse_terms
 
 
@@ -234,3 +236,16 @@ def test_equal_terms_compile_to_one_shared_object() -> None:
     parsed = compile_list(spec(3, '"stock market"', language="el"))
     assert with_synonyms.positives[0] is without.positives[0] is parsed.positives[0]
     assert with_synonyms.positives[1] != without.positives[1]
+
+
+def test_stems_are_stemmed_once_per_process_and_the_cache_stays_bounded(monkeypatch) -> None:
+    words = ["elections", "voters", "elections", "κυβερνήσεις"]
+    assert stem_all(words, "en") == ["elect", "voter", "elect", "κυβερνήσεις"]
+    assert stem_all(["κυβερνήσεις"], "el") == ["κυβερνησ"]
+    prepared_text._stems["en"]["zzplanted"] = "known"  # a stem the stemmer would not give
+    assert stem_all(["zzplanted", "voters"], "en") == ["known", "voter"]
+    monkeypatch.setattr(prepared_text, "STEM_CACHE_SIZE", 2)
+    # Unseen words overflow the cache: it starts again with this text's words.
+    unseen = ["bicycles", "tramways", "shipwrights"]
+    assert stem_all(unseen, "en") == ["bicycl", "tramway", "shipwright"]
+    assert len(prepared_text._stems["en"]) <= 3

@@ -409,6 +409,10 @@ CLIPPING_FEED_ITEMS = env_int("CLIPPING_FEED_ITEMS", 50, minimum=1)
 CLIPPING_SEND_MAX_RETRIES = env_int("CLIPPING_SEND_MAX_RETRIES", 8, minimum=0)
 CLIPPING_SEND_RETRY_BACKOFF = env_int("CLIPPING_SEND_RETRY_BACKOFF", 30, minimum=1)
 CLIPPING_SEND_RETRY_BACKOFF_MAX = env_int("CLIPPING_SEND_RETRY_BACKOFF_MAX", 3600, minimum=1)
+# Each worker's keyword index applies list changes at most this often (seconds); compiled term
+# lines are shared between workers through the cache for LINE_CACHE_SECONDS.
+CLIPPING_INDEX_REFRESH_SECONDS = env_float("CLIPPING_INDEX_REFRESH_SECONDS", 10.0)
+CLIPPING_INDEX_LINE_CACHE_SECONDS = env_int("CLIPPING_INDEX_LINE_CACHE_SECONDS", 30 * 86400, minimum=60)
 # A new or edited list is matched against the pages fetched in the last BACKFILL_DAYS days (0 turns
 # this off), newest first, analysing at most MAX_PAGES pages and making at most MAX_MATCHES matches.
 CLIPPING_BACKFILL_DAYS = env_float("CLIPPING_BACKFILL_DAYS", 7.0)

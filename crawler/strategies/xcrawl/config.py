@@ -25,7 +25,8 @@ class XcrawlSettings:
     hub_min_authorities: int = 2  # a hub links to at least this many known authorities
     validator_min_score: float = 2.0  # topic weight an authority's informational text needs
     download_all: str = "eager"  # "eager": a hub's subtree at once; "end": after the walk
-    free_moves: int = 0  # moves over fetched pages a walk step may make to reach a new link
+    free_moves: int = 0  # moves over fetched pages to reach a new link; 0: a dead end jumps
+    # to the heaviest unfetched page of the whole graph instead of wandering fetched pages
     sample_terms: int = 30  # TF-IDF tokens of the sample documents added to the topic
     search: bool = True  # run query generation on the site's own search
     search_query_length: int = 3  # longest generated query, in tokens

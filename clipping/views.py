@@ -230,7 +230,7 @@ def search(clips: QuerySet[Clip], query: str, user: object) -> QuerySet[Clip]:
         return clips.none()
     # Only letters and digits reach the tsquery, so no operator of the user's can.
     tsquery = " & ".join(f"{word}:*" for word in words)
-    # The SQL is a constant (it must equal the index expression); the query is a parameter.
+    # The SQL is a constant naming the indexed column; the user's words are a parameter.
     matches = RawSQL(  # noqa: S611
         f"{CLIP_TEXT} @@ to_tsquery('simple'::regconfig, %s)", [tsquery], BooleanField()
     )

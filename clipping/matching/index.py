@@ -102,11 +102,9 @@ class KeywordIndex:
             concept = by_identity.get(id(term))
             if concept is None or stored[concept] is not term:
                 concept = self._concept(term)
-            if concept not in concepts:
-                concepts.append(concept)
+            if concept not in concepts:  # the same line twice: one posting, two positions
                 postings[concept].append(list_id)
-            else:  # the same line twice: one posting, but a position per line
-                concepts.append(concept)
+            concepts.append(concept)
         self._lists[list_id] = Entry(
             positives, compiled.match_all, tuple(concepts), sites, excluded_sites
         )

@@ -34,7 +34,7 @@ from crawler.graph import WebGraph
 from crawler.models import Link, Page
 from crawler.models_xcrawl import PageVerdict, SiteSearch
 from crawler.querygen import QueryPlanner, topic_tokens, topic_with_tokens
-from crawler.search import find_search_template
+from crawler.search import find_search_template, is_search_url
 from crawler.strategies.base import PageObservation, Strategy, register
 from crawler.strategies.xcrawl.config import XcrawlSettings, xcrawl_settings
 from crawler.strategies.xcrawl.samples import sample_texts
@@ -113,6 +113,9 @@ class XCrawl(Strategy):
         self.walk_done = False
         self.final_pass = False
         self.search: SiteSearchPhase | None = None
+        self.search_template: str | None = None  # the site's search, known or detected
+        self._searches: set[int] = set()  # nodes that are pages of that search
+        self._scanned = 0  # graph nodes checked for being search pages
         self.search_checked = False
         self._last_was_walk = False
         self._observed_since_walk = 0
@@ -249,7 +252,7 @@ class XCrawl(Strategy):
         how = "walk"
         if step is None:
             how = "dead end, heaviest page"
-            step = best_unvisited(weights, self.graph, self.blocked)
+            step = best_unvisited(weights, self.graph, self.blocked | self._search_nodes())
             if step is not None:
                 self.walk.start_at(step)
         if step is not None and logger.isEnabledFor(logging.DEBUG):
@@ -298,8 +301,27 @@ class XCrawl(Strategy):
             seeds = [self.graph.node(url) for url in self._seeds]
             self.walk.start_at(self.rng.choice(seeds))
 
+    def _search_nodes(self) -> set[int]:
+        """Return the graph's pages of the site's search (scanning only the nodes added since)."""
+        template = self.search_template
+        if template is not None:
+            for node in range(self._scanned, len(self.graph)):
+                if is_search_url(self.graph.urls[node], template):
+                    self._searches.add(node)
+            self._scanned = len(self.graph)
+        return self._searches
+
     def _open(self, node: int) -> bool:
-        return node not in self.blocked and not self.graph.is_visited(node)
+        """Tell whether the walk or DownloadAllAuthorities may fetch `node`.
+
+        Pages of the site's search are left to the query generation (the first n results
+        of each query, as in the paper): the walk would otherwise page through results
+        lists of pages it mostly knows.
+        """
+        if node in self.blocked or self.graph.is_visited(node):
+            return False
+        template = self.search_template
+        return template is None or not is_search_url(self.graph.urls[node], template)
 
     # --- DownloadAllAuthorities ----------------------------------------------------------
 
@@ -360,6 +382,7 @@ class XCrawl(Strategy):
     # --- Site search (GetAuthorities) ----------------------------------------------------
 
     def _start_search(self, template: str | None) -> None:
+        self.search_template = template or self.search_template
         if template is None or not self.config.search or not self.tokens:
             return
         planner = QueryPlanner(

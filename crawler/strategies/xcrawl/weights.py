@@ -84,7 +84,10 @@ class GraphWeights:
         accepted = self.graph.accepted()
         visited = self.graph.visited()
         estimate = adjacency.T @ self.hub
-        top = estimate.max() if n else 0.0
+        # Max-normalised over the pages not fetched yet: the ones the walk chooses between
+        # (fetched pages get the validator's verdict below, whatever hubs link to them).
+        open_ = estimate[~visited]
+        top = open_.max() if len(open_) else 0.0
         authority = estimate / top if top > 0 else estimate
         authority[visited] = 0.0
         authority[accepted] = 1.0

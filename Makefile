@@ -58,8 +58,11 @@ typecheck: $(STAMP)
 migrations-check: $(STAMP)
 	$(PY) manage.py makemigrations --check --dry-run
 
+BENCHMARKS := analyzer_extraction analyzer_robustness matching crawl_throughput focused_recall \
+              hidden_web web_load
+
 bench: install services
-	@for b in bench/*.py; do echo "== $$b"; $(TEST_ENV) $(PY) $$b || exit 1; done
+	@for b in $(BENCHMARKS); do echo "== bench/$$b.py"; $(TEST_ENV) $(PY) bench/$$b.py || exit 1; done
 
 clean:
 	rm -rf var staticfiles .pytest_cache .ruff_cache .mypy_cache

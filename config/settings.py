@@ -394,6 +394,11 @@ DEEPWEB_SECOND_LEVEL = env_int("DEEPWEB_SECOND_LEVEL", 100, minimum=0)
 DEEPWEB_BROWSER_LABELS = env_bool("DEEPWEB_BROWSER_LABELS", True)
 DEEPWEB_TIME_SHARE = env_float("DEEPWEB_TIME_SHARE", 0.5)
 
+# --- xCrawl (crawler/strategies/xcrawl/config.py) ----------------------------------------------
+# Every XCRAWL_<NAME> variable overrides the field <name> of XcrawlSettings (the paper's defaults);
+# values are checked and cast there, so a bad one stops start-up with a clear error.
+globals().update({key: value for key, value in os.environ.items() if key.startswith("XCRAWL_")})
+
 # --- Publishing (clipping/conf.py) --------------------------------------------------------------
 # Instant mails per user and clock hour before the rest of the hour goes in one hourly digest;
 # how long a send may hold its claim before another worker takes it over (longer than any send);

@@ -93,7 +93,8 @@ def ingest(
                 if digest not in known:
                     fresh.append((start, end))
             if fresh:
-                found = index.match(area.text, host=urlsplit(page.url).hostname)
+                # A term repeated all over the area still keeps its spans in the new text.
+                found = index.match(area.text, host=urlsplit(page.url).hostname, new_text=fresh)
                 clip_area(
                     page_version,
                     analysis,

@@ -21,7 +21,7 @@ from analyzer.text.languages import (
 )
 from analyzer.text.sentences import sentence_spans, split_sentences
 from analyzer.text.stemming import stem, stems
-from analyzer.text.tokens import token_spans, tokenize
+from analyzer.text.tokens import token_columns, token_spans, tokenize
 from analyzer.text.wordnet import synonyms
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "stems",
     "stopwords",
     "synonyms",
+    "token_columns",
     "token_spans",
     "tokenize",
 ]

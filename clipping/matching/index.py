@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
-from clipping.matching.spans import Entry, Found, Matches, SpanBuilder, Spans, judge, merge_spans
+from clipping.matching.spans import Entry, Found, Matches, NewText, SpanBuilder, Spans, judge
 from clipping.matching.text import PreparedText, prepare_text
 from clipping.terms import normalize_host
 
@@ -125,11 +125,17 @@ class KeywordIndex:
         self.version += 1
         return True
 
-    def match(self, text: str, *, host: str | None = None) -> Matches:
-        """Return {list id: spans in text order} for every list the text matches on that host."""
-        return self.match_prepared(prepare_text(text), host=host)
+    def match(self, text: str, *, host: str | None = None, new_text: NewText = ()) -> Matches:
+        """Return {list id: spans in text order} for every list the text matches on that host.
 
-    def match_prepared(self, prepared: PreparedText, *, host: str | None = None) -> Matches:
+        A term's spans are its first MAX_SPANS_PER_TERM, plus up to as many more in the
+        character ranges new_text (see spans.capped).
+        """
+        return self.match_prepared(prepare_text(text), host=host, new_text=new_text)
+
+    def match_prepared(
+        self, prepared: PreparedText, *, host: str | None = None, new_text: NewText = ()
+    ) -> Matches:
         """Match an already tokenised text (its stems are computed once per language).
 
         1. Scan the text once per key space: which concepts occur, where.
@@ -140,7 +146,7 @@ class KeywordIndex:
         found = self._scan(prepared)
         if not found:
             return {}
-        spans_of = SpanBuilder(prepared, found, self._terms)
+        spans_of = SpanBuilder(prepared, found, self._terms, new_text)
         first: dict[int, int] = {}  # list -> a concept found (the last one, when several)
         several: dict[int, list[int]] = {}
         judged: set[int] = set()
@@ -156,7 +162,7 @@ class KeywordIndex:
             group = frozenset(concepts)
             spans = merged.get(group)
             if spans is None:
-                spans = merged[group] = merge_spans(spans_of[concept] for concept in group)
+                spans = merged[group] = spans_of.merged(group)
             matches[list_id] = spans
         if judged:
             host = normalize_host(host) if host else None

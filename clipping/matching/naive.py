@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
-from clipping.matching.spans import MAX_SPANS_PER_TERM, Matches, Spans, merge_spans
+from clipping.matching.spans import Matches, NewText, Spans, capped, merge_spans
 from clipping.matching.text import MatchedSpan, PreparedText, prepare_text
 from clipping.terms import host_within, normalize_host
 
@@ -18,13 +18,15 @@ class NaiveMatcher:
             item if isinstance(item, CompiledList) else compile_list(item) for item in lists
         ]
 
-    def match(self, text: str, *, host: str | None = None) -> Matches:
+    def match(self, text: str, *, host: str | None = None, new_text: NewText = ()) -> Matches:
         """Return {list id: spans} for every list the text matches on that host."""
-        return self.match_prepared(prepare_text(text), host=host)
+        return self.match_prepared(prepare_text(text), host=host, new_text=new_text)
 
-    def match_prepared(self, prepared: PreparedText, *, host: str | None = None) -> Matches:
+    def match_prepared(
+        self, prepared: PreparedText, *, host: str | None = None, new_text: NewText = ()
+    ) -> Matches:
         """Match an already tokenised text against every list, one list at a time."""
-        page = _Page(prepared)
+        page = _Page(prepared, new_text)
         matches: Matches = {}
         for compiled in self.lists:
             spans = match_list(compiled, page, host)
@@ -59,12 +61,12 @@ def match_list(compiled: CompiledList, page: _Page, host: str | None) -> Spans |
 class _Page:
     """A prepared text with, per key space, where each token occurs."""
 
-    def __init__(self, prepared: PreparedText) -> None:
-        self.prepared = prepared
+    def __init__(self, prepared: PreparedText, new_text: NewText = ()) -> None:
+        self.prepared, self.new_text = prepared, new_text
         self._positions: dict[str, dict[str, list[int]]] = {}
 
     def occurrences(self, term: CompiledTerm) -> list[MatchedSpan]:
-        """Return the first MAX_SPANS_PER_TERM spans where the term's keys occur."""
+        """Return the spans where the term's keys occur, capped as spans.capped says."""
         spans = []
         for space, key in term.keys:
             sequence = self.prepared.sequence(space)
@@ -74,7 +76,7 @@ class _Page:
                 if sequence[first : first + size] == wanted:
                     start, end = self.prepared.starts[first], self.prepared.ends[first + size - 1]
                     spans.append(MatchedSpan(start, end, term.raw))
-        return sorted(spans)[:MAX_SPANS_PER_TERM]
+        return capped(sorted(spans), self.new_text)
 
     def _where(self, space: str, sequence: list[str]) -> dict[str, list[int]]:
         """Return {token: positions} for a space, computed once per page."""

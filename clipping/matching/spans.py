@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import NamedTuple
 
@@ -31,23 +31,83 @@ class Entry(NamedTuple):
     excluded_sites: tuple[str, ...]
 
 
-class SpanBuilder(dict[int, Spans]):
-    """Build a found concept's spans on first use, once per page, shared by its lists."""
+NewText = Sequence[tuple[int, int]]  # character ranges of text that is new on a page
 
-    def __init__(self, prepared: PreparedText, found: Found, terms: list[CompiledTerm | None]):
+
+class SpanBuilder(dict[int, Spans]):
+    """Build a found concept's spans on first use, once per page, shared by its lists.
+
+    Merging the spans of several concepts into text order is the costly part of matching
+    (a page matches hundreds of lists with several terms each). So every span of the page
+    gets a rank in text order once, and a merge sorts small ints instead of span tuples.
+    """
+
+    def __init__(
+        self,
+        prepared: PreparedText,
+        found: Found,
+        terms: list[CompiledTerm | None],
+        new_text: NewText = (),
+    ):
         super().__init__()
-        self.prepared, self.found, self.terms = prepared, found, terms
+        self.prepared, self.found, self.terms, self.new_text = prepared, found, terms, new_text
+        self._ranked: list[MatchedSpan] = []  # every span of the page, in text order
+        self._ranks: dict[int, tuple[int, ...]] = {}  # concept -> its spans' ranks
 
     def __missing__(self, concept: int) -> Spans:
         starts, ends = self.prepared.starts, self.prepared.ends
         raw = self.terms[concept].raw  # type: ignore[union-attr]
-        spans = self[concept] = tuple(
-            [
-                _new_span(MatchedSpan, (starts[first], ends[stop - 1], raw))
-                for first, stop in self.found[concept][:MAX_SPANS_PER_TERM]
-            ]
+        where = self.found[concept]
+        if not self.new_text:
+            where = where[:MAX_SPANS_PER_TERM]
+        spans = tuple(
+            [_new_span(MatchedSpan, (starts[first], ends[stop - 1], raw)) for first, stop in where]
         )
+        if len(spans) > MAX_SPANS_PER_TERM:
+            spans = tuple(capped(spans, self.new_text))
+        self[concept] = spans
         return spans
+
+    def merged(self, concepts: Iterable[int]) -> Spans:
+        """Return the spans of several distinct concepts in text order, as merge_spans does."""
+        if not self._ranked:
+            self._rank()
+        order = sorted(chain.from_iterable(map(self._ranks.__getitem__, concepts)))
+        return tuple(map(self._ranked.__getitem__, order))
+
+    def _rank(self) -> None:
+        """Rank every span of every found concept in text order: by start, end, then term."""
+        for concept in self.found.keys() - self.keys():
+            self[concept]  # noqa: B018 - builds the concept's spans
+        ranked = self._ranked = sorted(chain.from_iterable(self.values()))
+        # Equal spans (two concepts with one line: a term with and without synonyms) get
+        # one rank; either stands for both, and no list holds both concepts.
+        rank = dict(zip(ranked, range(len(ranked)), strict=True))
+        get = rank.__getitem__
+        self._ranks = {concept: tuple(map(get, spans)) for concept, spans in self.items()}
+
+
+def capped(spans: Iterable[MatchedSpan], new_text: NewText) -> list[MatchedSpan]:
+    """Keep a term's first spans, and its first spans in new text (ordered spans in and out).
+
+    A term repeated all over a page keeps MAX_SPANS_PER_TERM spans for highlighting and
+    the summary, plus up to as many in the new text, so a page whose new sentence repeats
+    a term already seen many times still shows, and notifies, that occurrence.
+    """
+    kept: list[MatchedSpan] = []
+    extra = 0
+    for span in spans:
+        if len(kept) < MAX_SPANS_PER_TERM:
+            kept.append(span)
+        elif extra < MAX_SPANS_PER_TERM and in_new_text(span, new_text):
+            kept.append(span)
+            extra += 1
+    return kept
+
+
+def in_new_text(span: MatchedSpan, new_text: NewText) -> bool:
+    """Return True if a span overlaps one of the new text's character ranges."""
+    return any(span.start < end and start < span.end for start, end in new_text)
 
 
 def judge(entry: Entry, found: Found, host: str | None, spans_of: SpanBuilder) -> Spans | None:
@@ -64,7 +124,7 @@ def judge(entry: Entry, found: Found, host: str | None, spans_of: SpanBuilder) -
         return None
     if len(matched) == 1:
         return spans_of[matched[0]]
-    return merge_spans(spans_of[concept] for concept in set(matched))
+    return spans_of.merged(set(matched))
 
 
 def merge_spans(groups: Iterable[Spans]) -> Spans:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from analyzer.text import stems, token_spans
+from analyzer.text import stems, token_columns
 from clipping.matching.compile import EXACT
 
 
@@ -60,8 +60,5 @@ def stem_all(words: list[str], language: str) -> list[str]:
 
 def prepare_text(text: str) -> PreparedText:
     """Tokenise a text for matching."""
-    spans = token_spans(text)
-    if not spans:
-        return PreparedText(text, [], [], [])
-    words, starts, ends = (list(column) for column in zip(*spans, strict=True))
+    words, starts, ends = token_columns(text)
     return PreparedText(text, words, starts, ends)

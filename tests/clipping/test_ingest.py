@@ -9,6 +9,7 @@ from django.db import IntegrityError, transaction
 
 from analyzer import analyze
 from clipping.ingest import ingest, ingest_version
+from clipping.matching import MAX_SPANS_PER_TERM
 from clipping.models import Clip, Match
 from tests.clipping.conftest import active_index, ingest_html, make_list, make_site, store_version
 from tests.clipping.pages import RAIL, SOLAR, article, front_page
@@ -105,6 +106,26 @@ def test_a_new_sentence_with_the_term_notifies_a_list_that_had_the_page_before(s
     assert "doubled the subsidies for schools" in newest.summary
     assert newest.summary[start:end] == "subsidies"
     assert newest.summary.index("doubled") < start  # centred on the new sentence, not the old ones
+
+
+def test_a_new_sentence_notifies_even_when_its_term_was_on_the_page_many_times(site, alice):
+    energy = make_list(alice, "Energy", "subsidy")
+    towns = ["Arles", "Brest", "Caen", "Dijon", "Evian", "Foix", "Gap", "Hyeres", "Istres", "Jouy"]
+    old = [
+        f"The town of {town} paid subsidies for {number} roofs."
+        for number, town in enumerate(towns * 2)
+    ]
+    assert len(old) > MAX_SPANS_PER_TERM
+    ingest_html(site, URL, article("Roof subsidies", SOLAR + old))
+    added = "Late on Monday the council doubled the subsidies for schools. Teachers cheered."
+
+    result = ingest_html(site, URL, article("Roof subsidies", SOLAR + old + [added]))
+
+    assert result.matches == 1
+    newest = Match.objects.filter(keyword_list=energy).order_by("-id").first()
+    start, end, _ = newest.spans[0]
+    assert "doubled the subsidies for schools" in newest.summary
+    assert newest.summary[start:end] == "subsidies"
 
 
 def test_a_changed_page_whose_matching_text_is_unchanged_notifies_nobody(site, alice):

@@ -249,3 +249,31 @@ def test_stems_are_stemmed_once_per_process_and_the_cache_stays_bounded(monkeypa
     unseen = ["bicycles", "tramways", "shipwrights"]
     assert stem_all(unseen, "en") == ["bicycl", "tramway", "shipwright"]
     assert len(prepared_text._stems["en"]) <= 3
+
+
+def test_a_term_repeated_in_a_text_keeps_its_spans_in_new_text() -> None:
+    text = " ".join(["election"] * (3 * MAX_SPANS_PER_TERM)) + ". Budget election day."
+    new_start = text.index("Budget")
+    lists = [spec(1, "election\nbudget", use_synonyms=False)]
+    new_text = [(new_start, len(text))]
+
+    found = KeywordIndex.build(lists).match(text, new_text=new_text)
+
+    assert found == NaiveMatcher(lists).match(text, new_text=new_text)
+    elections = [span for span in found[1] if span.term == "election"]
+    assert len(elections) == MAX_SPANS_PER_TERM + 1
+    assert elections[-1] == MatchedSpan(new_start + 7, new_start + 15, "election")
+    assert words(text, found, 1)[-2:] == ["Budget", "election"]
+    # Without new text, only the first occurrences are kept.
+    assert len(match(lists, text)[1]) == MAX_SPANS_PER_TERM + 1
+
+
+def test_new_text_keeps_at_most_as_many_extra_spans_as_the_cap() -> None:
+    text = " ".join(["election"] * (3 * MAX_SPANS_PER_TERM))
+    lists = [spec(1, "election", use_synonyms=False)]
+    new_text = [(0, len(text))]
+
+    found = KeywordIndex.build(lists).match(text, new_text=new_text)
+
+    assert found == NaiveMatcher(lists).match(text, new_text=new_text)
+    assert len(found[1]) == 2 * MAX_SPANS_PER_TERM

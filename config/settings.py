@@ -305,6 +305,8 @@ if TESTING and CELERY_BROKER_URL.startswith("redis://") and os.environ.get("PYTE
     # Parallel test processes each get their own broker database, so their queues never mix.
     _worker = int(os.environ["PYTEST_XDIST_WORKER"].removeprefix("gw") or 0)
     CELERY_BROKER_URL = CELERY_BROKER_URL.rsplit("/", 1)[0] + f"/{3 + _worker}"
+    # Celery prefers the CELERY_BROKER_URL environment variable to any setting: keep them equal.
+    os.environ["CELERY_BROKER_URL"] = CELERY_BROKER_URL
 CELERY_BROKER_VISIBILITY_TIMEOUT = env_int("CELERY_BROKER_VISIBILITY_TIMEOUT", 3600, minimum=60)
 CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
     "visibility_timeout": CELERY_BROKER_VISIBILITY_TIMEOUT

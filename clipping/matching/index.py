@@ -20,6 +20,7 @@ import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import compress, count
 
 from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
 from clipping.matching.spans import Entry, Found, Matches, NewText, SpanBuilder, Spans, judge
@@ -191,16 +192,26 @@ class KeywordIndex:
             follows, prefixes = space.follows, space.prefixes
             last = len(sequence) - 1
             distinct = set(sequence)
-            wanted = (concepts.keys() & distinct) | (follows.keys() & distinct)
-            places: dict[str, list[tuple[int, int]]] = {}
-            for first in [place for place, token in enumerate(sequence) if token in wanted]:
-                token = sequence[first]
-                if token in concepts:
-                    places.setdefault(token, []).append((first, first + 1))
-                seconds = follows.get(token)
-                if seconds is None or first == last or sequence[first + 1] not in seconds:
+            # Single-word keys: every place of every token that is a key, found in C.
+            singles = concepts.keys() & distinct
+            places: dict[str, list[tuple[int, int]]] = {token: [] for token in singles}
+            if singles:
+                mask = list(map(singles.__contains__, sequence))
+                for token, first in zip(
+                    compress(sequence, mask), compress(count(), mask), strict=False
+                ):
+                    places[token].append((first, first + 1))
+            # Longer keys: extend an n-gram only while some key starts with it.
+            starters = follows.keys() & distinct
+            for first in (
+                compress(count(), map(starters.__contains__, sequence)) if starters else ()
+            ):
+                if first == last:
+                    break
+                token, second = sequence[first], sequence[first + 1]
+                if second not in follows[token]:
                     continue
-                key, stop = token + SEPARATOR + sequence[first + 1], first + 2
+                key, stop = token + SEPARATOR + second, first + 2
                 while True:
                     if key in concepts:
                         places.setdefault(key, []).append((first, stop))

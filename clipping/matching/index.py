@@ -157,7 +157,9 @@ class KeywordIndex:
                 several.setdefault(list_id, [first[list_id]]).append(concept)
             first.update(dict.fromkeys(lists, concept))
             judged.update(self._judged[concept])
-        matches: Matches = {list_id: spans_of[concept] for list_id, concept in first.items()}
+        matches: Matches = dict(
+            zip(first.keys(), map(spans_of.__getitem__, first.values()), strict=True)
+        )
         merged: dict[frozenset[int], Spans] = {}  # lists of one topic often find the same terms
         for list_id, concepts in several.items():
             group = frozenset(concepts)

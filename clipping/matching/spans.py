@@ -35,12 +35,7 @@ NewText = Sequence[tuple[int, int]]  # character ranges of text that is new on a
 
 
 class SpanBuilder(dict[int, Spans]):
-    """Build a found concept's spans on first use, once per page, shared by its lists.
-
-    Merging the spans of several concepts into text order is the costly part of matching
-    (a page matches hundreds of lists with several terms each). So every span of the page
-    gets a rank in text order once, and a merge sorts small ints instead of span tuples.
-    """
+    """Build a found concept's spans on first use, once per page, shared by its lists."""
 
     def __init__(
         self,
@@ -51,8 +46,6 @@ class SpanBuilder(dict[int, Spans]):
     ):
         super().__init__()
         self.prepared, self.found, self.terms, self.new_text = prepared, found, terms, new_text
-        self._ranked: list[MatchedSpan] = []  # every span of the page, in text order
-        self._ranks: dict[int, tuple[int, ...]] = {}  # concept -> its spans' ranks
 
     def __missing__(self, concept: int) -> Spans:
         starts, ends = self.prepared.starts, self.prepared.ends
@@ -69,22 +62,8 @@ class SpanBuilder(dict[int, Spans]):
         return spans
 
     def merged(self, concepts: Iterable[int]) -> Spans:
-        """Return the spans of several distinct concepts in text order, as merge_spans does."""
-        if not self._ranked:
-            self._rank()
-        order = sorted(chain.from_iterable(map(self._ranks.__getitem__, concepts)))
-        return tuple(map(self._ranked.__getitem__, order))
-
-    def _rank(self) -> None:
-        """Rank every span of every found concept in text order: by start, end, then term."""
-        for concept in self.found.keys() - self.keys():
-            self[concept]  # noqa: B018 - builds the concept's spans
-        ranked = self._ranked = sorted(chain.from_iterable(self.values()))
-        # Equal spans (two concepts with one line: a term with and without synonyms) get
-        # one rank; either stands for both, and no list holds both concepts.
-        rank = dict(zip(ranked, range(len(ranked)), strict=True))
-        get = rank.__getitem__
-        self._ranks = {concept: tuple(map(get, spans)) for concept, spans in self.items()}
+        """Return the spans of several distinct concepts in text order."""
+        return merge_spans(map(self.__getitem__, concepts))
 
 
 def capped(spans: Iterable[MatchedSpan], new_text: NewText) -> list[MatchedSpan]:

@@ -93,7 +93,8 @@ def backfill_list(list_id: int) -> IngestResult:
 
 
 def _recent_versions(list_id: int, since, limit: int) -> list[PageVersion]:
-    """Return the newest version of each page fetched since `since` and not matched yet."""
+    """Return the newest version of each page fetched since `since`, not matched yet, if it
+    was handed on to clipping (it has informational areas)."""
     matched_pages = Match.objects.filter(keyword_list_id=list_id).values("clip__page_id")
     latest = (
         PageVersion.objects.filter(fetched_at__gte=since)
@@ -103,7 +104,9 @@ def _recent_versions(list_id: int, since, limit: int) -> list[PageVersion]:
         .values("latest")
     )
     return list(
-        PageVersion.objects.filter(id__in=latest)
+        # Only what the crawler handed on: feeds, sitemaps and pages without informational
+        # areas are never clipped.
+        PageVersion.objects.filter(id__in=latest, has_information=True)
         .select_related("page__site")
         .order_by("-fetched_at", "-id")[:limit]
     )

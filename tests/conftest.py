@@ -58,6 +58,16 @@ def charlie(db):
 
 
 @pytest.fixture(autouse=True)
+def _keep_topic_provider() -> Iterator[None]:
+    """Tests install their own crawl topic; clipping's provider is put back after each."""
+    from crawler import topic
+
+    saved = topic._provider
+    yield
+    topic.register_topic_provider(saved)
+
+
+@pytest.fixture(autouse=True)
 def _clear_cache(request) -> Iterator[None]:
     """Rate-limit counters live in the shared cache; each test starts from zero."""
     marked = request.node.get_closest_marker("django_db") is not None

@@ -36,7 +36,13 @@ def active_index() -> KeywordIndex:
 
 
 def store_version(
-    site: Site, url: str, html: str, *, fetched_at: datetime | None = None
+    site: Site,
+    url: str,
+    html: str,
+    *,
+    fetched_at: datetime | None = None,
+    content_type: str = "text/html; charset=utf-8",
+    has_information: bool = True,
 ) -> PageVersion:
     """Store a fetched page version the way the crawler does (compressed body, hash)."""
     page, _ = Page.objects.get_or_create(site=site, url=url)
@@ -44,8 +50,9 @@ def store_version(
     version = PageVersion(
         page=page,
         content_hash=hashlib.sha256(body).hexdigest(),
-        content_type="text/html; charset=utf-8",
+        content_type=content_type,
         fetched_at=fetched_at or timezone.now(),
+        has_information=has_information,
     )
     version.set_body(body)
     version.save()

@@ -97,3 +97,24 @@ def test_a_page_ingested_before_the_workers_knew_the_list_is_caught_by_the_backf
     assert ingest_version(version.id, index=KeywordIndex()).matches == 0  # a stale index
     assert backfill_list(keyword_list.id).matches == 1
     assert Match.objects.get(keyword_list=keyword_list).clip.url.endswith("/solar")
+
+
+def test_feeds_and_pages_the_crawler_did_not_hand_on_are_not_backfilled(
+    alice, smtp_server, eager_celery
+):
+    site = make_site()
+    feed = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>Daily</title><item>'
+        "<title>Solar subsidies</title><link>/solar</link>"
+        f"<description>{SOLAR[0]}</description></item></channel></rss>"
+    )
+    store_version(
+        site,
+        "https://news.example.com/feed.xml",
+        feed,
+        content_type="application/rss+xml",
+        has_information=False,
+    )
+    keyword_list = make_list(alice, "Energy", "subsidy")
+    assert not Match.objects.filter(keyword_list=keyword_list).exists()
+    assert smtp_server.to("alice@example.com") == []

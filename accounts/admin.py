@@ -13,8 +13,24 @@ class UserAdmin(BaseUserAdmin):
     readonly_fields = ["date_joined", "last_login", "feed_token"]
     fieldsets = [
         (None, {"fields": ["email", "password"]}),
-        ("Notifications", {"fields": ["delivery_mode", "digest_hour", "digest_weekday", "time_zone", "mail_paused", "mail_blocked_reason", "feed_token"]}),
-        ("Permissions", {"fields": ["is_active", "is_staff", "is_superuser", "groups", "user_permissions"]}),
+        (
+            "Notifications",
+            {
+                "fields": [
+                    "delivery_mode",
+                    "digest_hour",
+                    "digest_weekday",
+                    "time_zone",
+                    "mail_paused",
+                    "mail_blocked_reason",
+                    "feed_token",
+                ]
+            },
+        ),
+        (
+            "Permissions",
+            {"fields": ["is_active", "is_staff", "is_superuser", "groups", "user_permissions"]},
+        ),
         ("Dates", {"fields": ["last_login", "date_joined"]}),
     ]
     add_fieldsets = [(None, {"classes": ["wide"], "fields": ["email", "password1", "password2"]})]

@@ -5,20 +5,35 @@ from accounts.models import User, time_zone_choices
 
 class PreferencesForm(forms.ModelForm):
     time_zone = forms.ChoiceField(choices=time_zone_choices, initial="UTC")
+
     class Meta:
         model = User
         fields = ["delivery_mode", "digest_hour", "digest_weekday", "time_zone", "mail_paused"]
         labels = {"mail_paused": "Pause all mail", "digest_weekday": "Weekly digest day"}
         widgets = {
             "digest_weekday": forms.Select(
-                choices=list(enumerate(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]))
+                choices=list(
+                    enumerate(
+                        [
+                            "Monday",
+                            "Tuesday",
+                            "Wednesday",
+                            "Thursday",
+                            "Friday",
+                            "Saturday",
+                            "Sunday",
+                        ]
+                    )
+                )
             ),
             "digest_hour": forms.Select(choices=[(h, f"{h:02d}:00") for h in range(24)]),
         }
 
 
 class DeleteAccountForm(forms.Form):
-    password = forms.CharField(widget=forms.PasswordInput, help_text="Type your password to confirm.")
+    password = forms.CharField(
+        widget=forms.PasswordInput, help_text="Type your password to confirm."
+    )
 
     def __init__(self, user: User, *args: object, **kwargs: object) -> None:
         self.user = user

@@ -24,8 +24,14 @@ class StoredMail:
     def from_message(cls, file: str, message: EmailMessage) -> StoredMail:
         part = message.get_body(preferencelist=("plain", "html"))
         text = part.get_content() if part is not None else ""
-        return cls(file, str(message["Subject"] or ""), str(message["To"] or ""), str(message["From"] or ""),
-                   str(message["Date"] or ""), text)
+        return cls(
+            file,
+            str(message["Subject"] or ""),
+            str(message["To"] or ""),
+            str(message["From"] or ""),
+            str(message["Date"] or ""),
+            text,
+        )
 
 
 def read_mailbox(folder: str | Path, limit: int = 50) -> list[StoredMail]:

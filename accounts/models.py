@@ -63,7 +63,9 @@ class User(AbstractUser):
 
     username = None  # type: ignore[assignment]
     email = models.EmailField("email address", unique=True)
-    delivery_mode = models.CharField(max_length=10, choices=Delivery.choices, default=Delivery.INSTANT)
+    delivery_mode = models.CharField(
+        max_length=10, choices=Delivery.choices, default=Delivery.INSTANT
+    )
     digest_hour = models.PositiveSmallIntegerField(
         default=8,
         validators=[MinValueValidator(0), MaxValueValidator(23)],

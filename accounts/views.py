@@ -17,7 +17,11 @@ def settings_view(request: HttpRequest) -> HttpResponse:
         form.save()
         messages.success(request, "Your notification preferences are saved.")
         return redirect("account_settings")
-    return render(request, "accounts/settings.html", {"form": form, "delete_form": DeleteAccountForm(request.user)})
+    return render(
+        request,
+        "accounts/settings.html",
+        {"form": form, "delete_form": DeleteAccountForm(request.user)},
+    )
 
 
 @login_required
@@ -49,4 +53,6 @@ def mailbox(request: HttpRequest) -> HttpResponse:
 
     if not (settings.DEBUG and settings.EMAIL_PROVIDER == "file"):
         raise Http404
-    return render(request, "accounts/mailbox.html", {"mails": read_mailbox(settings.EMAIL_FILE_PATH)})
+    return render(
+        request, "accounts/mailbox.html", {"mails": read_mailbox(settings.EMAIL_FILE_PATH)}
+    )

@@ -17,7 +17,11 @@ def production_configuration(app_configs, **kwargs) -> list[Error]:  # noqa: ARG
         settings.SECRET_KEY  # noqa: B018 (Django raises on access when it is empty)
     except ImproperlyConfigured:
         errors.append(
-            Error("SECRET_KEY is not set.", hint="Set the SECRET_KEY env var to a long random string.", id="webclip.E001")
+            Error(
+                "SECRET_KEY is not set.",
+                hint="Set the SECRET_KEY env var to a long random string.",
+                id="webclip.E001",
+            )
         )
     public_hosts = [h for h in settings.ALLOWED_HOSTS if h not in _LOCAL_HOSTS]
     if settings.DEBUG and public_hosts:
@@ -29,7 +33,9 @@ def production_configuration(app_configs, **kwargs) -> list[Error]:  # noqa: ARG
             )
         )
     if not settings.DEBUG:
-        if not settings.CELERY_BROKER_URL or settings.CELERY_BROKER_URL.startswith(("filesystem://", "memory://")):
+        if not settings.CELERY_BROKER_URL or settings.CELERY_BROKER_URL.startswith(
+            ("filesystem://", "memory://")
+        ):
             errors.append(
                 Error(
                     "No shared Celery broker is configured.",

@@ -71,7 +71,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
 
 DEBUG = env_bool("DEBUG", True)
 TESTING = env_bool("WEBCLIP_TESTING", False)
-_DEV_SECRET = "dev-only-insecure-secret-key-do-not-use-in-production-0123456789"
+_DEV_SECRET = "dev-only-insecure-secret-key-do-not-use-in-production-0123456789"  # noqa: S105
 SECRET_KEY = env_str("SECRET_KEY") or (_DEV_SECRET if DEBUG or TESTING else "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -283,7 +283,9 @@ _BUILTIN_EMAIL = {
     "locmem": "django.core.mail.backends.locmem.EmailBackend",
     "smtp": "django.core.mail.backends.smtp.EmailBackend",
 }
-EMAIL_BACKEND = _BUILTIN_EMAIL.get(EMAIL_PROVIDER, f"anymail.backends.{EMAIL_PROVIDER}.EmailBackend")
+EMAIL_BACKEND = _BUILTIN_EMAIL.get(
+    EMAIL_PROVIDER, f"anymail.backends.{EMAIL_PROVIDER}.EmailBackend"
+)
 EMAIL_FILE_PATH = str(Path(env_str("EMAIL_FILE_PATH", str(VAR_DIR / "mailbox"))))
 EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
 EMAIL_PORT = env_int("EMAIL_PORT", 25, minimum=1)
@@ -422,7 +424,9 @@ CLIPPING_SEND_RETRY_BACKOFF_MAX = env_int("CLIPPING_SEND_RETRY_BACKOFF_MAX", 360
 # Each worker's keyword index applies list changes at most this often (seconds); compiled term
 # lines are shared between workers through the cache for LINE_CACHE_SECONDS.
 CLIPPING_INDEX_REFRESH_SECONDS = env_float("CLIPPING_INDEX_REFRESH_SECONDS", 10.0)
-CLIPPING_INDEX_LINE_CACHE_SECONDS = env_int("CLIPPING_INDEX_LINE_CACHE_SECONDS", 30 * 86400, minimum=60)
+CLIPPING_INDEX_LINE_CACHE_SECONDS = env_int(
+    "CLIPPING_INDEX_LINE_CACHE_SECONDS", 30 * 86400, minimum=60
+)
 # A new or edited list is matched against the pages fetched in the last BACKFILL_DAYS days (0 turns
 # this off), newest first, analysing at most MAX_PAGES pages and making at most MAX_MATCHES matches.
 CLIPPING_BACKFILL_DAYS = env_float("CLIPPING_BACKFILL_DAYS", 7.0)

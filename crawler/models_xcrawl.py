@@ -150,8 +150,10 @@ class ProposedSite(models.Model):
     def approve(self, user=None) -> Site | None:
         """Create (or reuse) the Site with xCrawl and the authorities as seeds; None if decided."""
         with transaction.atomic():
-            claimed = ProposedSite.objects.pending().filter(id=self.id).update(
-                status=self.Status.APPROVED, decided_at=timezone.now(), decided_by=user
+            claimed = (
+                ProposedSite.objects.pending()
+                .filter(id=self.id)
+                .update(status=self.Status.APPROVED, decided_at=timezone.now(), decided_by=user)
             )
             if claimed != 1:
                 return None

@@ -18,5 +18,7 @@ __all__ = [
     "SiteQuerySet",
     "_validate_http_url",
 ]
-from crawler import models_xcrawl  # noqa: E402, F401 (xCrawl: samples, site search, proposals)
-from crawler import models_deepweb  # noqa: E402, F401 (hidden web: LVS table, search forms, queries)
+from crawler import (
+    models_deepweb,  # noqa: E402, F401 (hidden web: LVS table, search forms, queries)
+    models_xcrawl,  # noqa: E402, F401 (xCrawl: samples, site search, proposals)
+)

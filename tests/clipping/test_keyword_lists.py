@@ -12,7 +12,13 @@ pytestmark = pytest.mark.django_db
 
 
 def form_data(**overrides: str) -> dict[str, str]:
-    data = {"name": "Energy", "terms": "solar subsidies\n\"feed-in tariff\"\n-sports", "language": "en", "use_synonyms": "on", "active": "on"}
+    data = {
+        "name": "Energy",
+        "terms": 'solar subsidies\n"feed-in tariff"\n-sports',
+        "language": "en",
+        "use_synonyms": "on",
+        "active": "on",
+    }
     data.update(overrides)
     return data
 
@@ -57,7 +63,10 @@ def test_a_list_name_is_unique_per_owner_only(client, alice, bob):
 def test_a_list_is_edited(client, alice):
     keyword_list = KeywordList.objects.create(owner=alice, name="Energy", terms="solar")
     client.force_login(alice)
-    client.post(reverse("list_edit", args=[keyword_list.pk]), form_data(name="Power", terms="wind", active=""))
+    client.post(
+        reverse("list_edit", args=[keyword_list.pk]),
+        form_data(name="Power", terms="wind", active=""),
+    )
     keyword_list.refresh_from_db()
     assert (keyword_list.name, keyword_list.terms, keyword_list.active) == ("Power", "wind", False)
 
@@ -73,7 +82,9 @@ def test_delete_asks_for_confirmation_and_deletes_on_post(client, alice):
 
 
 def test_the_list_page_shows_what_each_term_expands_to(client, alice):
-    keyword_list = KeywordList.objects.create(owner=alice, name="Cars", terms="car", use_synonyms=True)
+    keyword_list = KeywordList.objects.create(
+        owner=alice, name="Cars", terms="car", use_synonyms=True
+    )
     client.force_login(alice)
     body = client.get(keyword_list.get_absolute_url()).content.decode()
     assert "automobile" in body
@@ -81,11 +92,15 @@ def test_the_list_page_shows_what_each_term_expands_to(client, alice):
 
 @pytest.mark.parametrize("route", ["list_detail", "list_edit", "list_delete"])
 @pytest.mark.parametrize("method", ["get", "post"])
-def test_another_users_list_urls_give_404_and_change_nothing(client, alice, bob, charlie, route, method):
+def test_another_users_list_urls_give_404_and_change_nothing(
+    client, alice, bob, charlie, route, method
+):
     keyword_list = KeywordList.objects.create(owner=alice, name="Energy", terms="solar")
     for intruder in (bob, charlie):
         client.force_login(intruder)
-        response = getattr(client, method)(reverse(route, args=[keyword_list.pk]), form_data(name="Hacked", terms="x"))
+        response = getattr(client, method)(
+            reverse(route, args=[keyword_list.pk]), form_data(name="Hacked", terms="x")
+        )
         assert response.status_code == 404
     keyword_list.refresh_from_db()
     assert (keyword_list.name, keyword_list.terms) == ("Energy", "solar")

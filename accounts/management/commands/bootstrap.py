@@ -22,4 +22,6 @@ class Command(BaseCommand):
         user = User.objects.create_superuser(email=email, password=password)
         EmailAddress.objects.create(user=user, email=email, primary=True, verified=True)
         self.stdout.write(self.style.SUCCESS(f"Admin account created: {email} / {password}"))
-        self.stdout.write("Log in at http://127.0.0.1:8000/admin/ (set WEBCLIP_ADMIN_PASSWORD to choose it).")
+        self.stdout.write(
+            "Log in at http://127.0.0.1:8000/admin/ (set WEBCLIP_ADMIN_PASSWORD to choose it)."
+        )

@@ -15,5 +15,7 @@ class Command(BaseCommand):
         if not mails:
             self.stdout.write(f"No mail in {settings.EMAIL_FILE_PATH}.")
         for mail in mails:
-            self.stdout.write(self.style.MIGRATE_HEADING(f"{mail.date}  To: {mail.to}\nSubject: {mail.subject}"))
+            self.stdout.write(
+                self.style.MIGRATE_HEADING(f"{mail.date}  To: {mail.to}\nSubject: {mail.subject}")
+            )
             self.stdout.write(mail.text.strip() + "\n")

@@ -12,11 +12,12 @@ from clipping.matching.compile import (
 )
 from clipping.matching.index import KeywordIndex
 from clipping.matching.naive import NaiveMatcher, match_list
-from clipping.matching.spans import MAX_SPANS_PER_TERM, Matches, Spans
+from clipping.matching.spans import MAX_SPANS_PER_LIST, MAX_SPANS_PER_TERM, Matches, Spans
 from clipping.matching.text import MatchedSpan, PreparedText, prepare_text
 
 __all__ = [
     "EXACT",
+    "MAX_SPANS_PER_LIST",
     "MAX_SPANS_PER_TERM",
     "Spans",
     "compile_text",

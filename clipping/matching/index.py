@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from itertools import compress, count
 
 from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
-from clipping.matching.spans import Entry, Found, Matches, NewText, SpanBuilder, Spans, judge
+from clipping.matching.spans import Entry, Found, Matches, NewText, SpanBuilder, judge
 from clipping.matching.text import PreparedText, prepare_text
 from clipping.terms import normalize_host
 
@@ -130,7 +130,8 @@ class KeywordIndex:
         """Return {list id: spans in text order} for every list the text matches on that host.
 
         A term's spans are its first MAX_SPANS_PER_TERM, plus up to as many more in the
-        character ranges new_text (see spans.capped).
+        character ranges new_text (see spans.capped); a list's, the first MAX_SPANS_PER_LIST
+        of its terms' spans in text order, plus up to as many more in new_text.
         """
         return self.match_prepared(prepare_text(text), host=host, new_text=new_text)
 
@@ -141,32 +142,26 @@ class KeywordIndex:
 
         1. Scan the text once per key space: which concepts occur, where.
         2. Walk those concepts' postings: a list that needs no judging matches, with the
-           spans of the concepts found (shared as they are when there is one).
+           spans of the concepts found (shared as they are when there is one, else its
+           first ones in text order, see SpanBuilder.merged).
         3. Judge the lists with exclusions, sites or "all terms".
         """
         found = self._scan(prepared)
         if not found:
             return {}
         spans_of = SpanBuilder(prepared, found, self._terms, new_text)
-        first: dict[int, int] = {}  # list -> a concept found (the last one, when several)
-        several: dict[int, list[int]] = {}
+        simple, judged_postings = self._simple, self._judged
+        concepts_of: dict[int, list[int]] = {}  # list -> the concepts found, in scan order
         judged: set[int] = set()
         for concept in found:
-            lists = self._simple[concept]
-            for list_id in first.keys() & lists:
-                several.setdefault(list_id, [first[list_id]]).append(concept)
-            first.update(dict.fromkeys(lists, concept))
-            judged.update(self._judged[concept])
-        matches: Matches = dict(
-            zip(first.keys(), map(spans_of.__getitem__, first.values()), strict=True)
-        )
-        merged: dict[frozenset[int], Spans] = {}  # lists of one topic often find the same terms
-        for list_id, concepts in several.items():
-            group = frozenset(concepts)
-            spans = merged.get(group)
-            if spans is None:
-                spans = merged[group] = spans_of.merged(group)
-            matches[list_id] = spans
+            for list_id in simple[concept]:
+                concepts_of.setdefault(list_id, []).append(concept)
+            judged.update(judged_postings[concept])
+        merged = spans_of.merged
+        matches: Matches = {
+            list_id: spans_of[concepts[0]] if len(concepts) == 1 else merged(concepts)
+            for list_id, concepts in concepts_of.items()
+        }
         if judged:
             host = normalize_host(host) if host else None
             for list_id in judged:

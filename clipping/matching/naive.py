@@ -55,7 +55,7 @@ def match_list(compiled: CompiledList, page: _Page, host: str | None) -> Spans |
     hits = [spans for spans in found if spans]
     if not hits or (compiled.match_all and len(hits) < len(found)):
         return None
-    return merge_spans(dict.fromkeys(tuple(spans) for spans in hits))
+    return merge_spans(dict.fromkeys(tuple(spans) for spans in hits), page.new_text)
 
 
 class _Page:

@@ -13,6 +13,10 @@ from clipping.terms import host_within
 # Where a term occurs, for highlighting and for the summary around its first occurrence:
 # the first places are enough, and a page repeating its topic 60 times stays cheap.
 MAX_SPANS_PER_TERM = 10
+# A list's spans, whatever its terms: its first ones in text order, plus as many more in
+# new text (see capped). What ingest needs: the first span, the first new one, the spans
+# near them for highlighting.
+MAX_SPANS_PER_LIST = MAX_SPANS_PER_TERM
 
 Spans = tuple[MatchedSpan, ...]
 Matches = dict[int, Spans]
@@ -46,6 +50,9 @@ class SpanBuilder(dict[int, Spans]):
     ):
         super().__init__()
         self.prepared, self.found, self.terms, self.new_text = prepared, found, terms, new_text
+        # For merging: each concept's spans as integers in text order, and their spans.
+        self._ranks = _Ranks(self)
+        self._span_of: dict[int, MatchedSpan] = {}
 
     def __missing__(self, concept: int) -> Spans:
         starts, ends = self.prepared.starts, self.prepared.ends
@@ -62,23 +69,60 @@ class SpanBuilder(dict[int, Spans]):
         return spans
 
     def merged(self, concepts: Iterable[int]) -> Spans:
-        """Return the spans of several distinct concepts in text order."""
-        return merge_spans(map(self.__getitem__, concepts))
+        """Return a list's spans from several distinct concepts: its first in text order.
+
+        Spans compare as (start, end, term); within a page that is the order of one integer
+        per span (start, end, the term's rank on the page), so the merge sorts integers and
+        makes no span it does not keep.
+        """
+        ranks = sorted(chain.from_iterable(map(self._ranks.__getitem__, concepts)))
+        if not self.new_text:
+            return tuple(map(self._span_of.__getitem__, ranks[:MAX_SPANS_PER_LIST]))
+        spans = map(self._span_of.__getitem__, ranks)
+        return tuple(capped(spans, self.new_text, MAX_SPANS_PER_LIST))
 
 
-def capped(spans: Iterable[MatchedSpan], new_text: NewText) -> list[MatchedSpan]:
-    """Keep a term's first spans, and its first spans in new text (ordered spans in and out).
+class _Ranks(dict[int, list[int]]):
+    """A found concept's spans as integers in text order, made on first use per page."""
 
-    A term repeated all over a page keeps MAX_SPANS_PER_TERM spans for highlighting and
+    def __init__(self, spans_of: SpanBuilder) -> None:
+        super().__init__()
+        self.spans_of = spans_of
+        self.term_rank: dict[int, int] = {}
+
+    def __missing__(self, concept: int) -> list[int]:
+        spans_of, term_rank = self.spans_of, self.term_rank
+        if not term_rank:
+            # Ties (two terms at the same place) go by term, as the spans' order says.
+            terms = spans_of.terms
+            raws = [terms[found].raw for found in spans_of.found]  # type: ignore[union-attr]
+            order = sorted(zip(raws, spans_of.found, strict=True))
+            term_rank.update((found, rank) for rank, (_, found) in enumerate(order))
+        spans = spans_of[concept]
+        width = len(term_rank)
+        size = (len(spans_of.prepared.text) + 1) * width
+        rank = term_rank[concept]
+        ranks = [start * size + end * width + rank for start, end, _ in spans]
+        spans_of._span_of.update(zip(ranks, spans, strict=True))
+        self[concept] = ranks
+        return ranks
+
+
+def capped(
+    spans: Iterable[MatchedSpan], new_text: NewText, limit: int = MAX_SPANS_PER_TERM
+) -> list[MatchedSpan]:
+    """Keep the first spans, and the first ones in new text (ordered spans in and out).
+
+    A term (or a list) repeated all over a page keeps limit spans for highlighting and
     the summary, plus up to as many in the new text, so a page whose new sentence repeats
     a term already seen many times still shows, and notifies, that occurrence.
     """
     kept: list[MatchedSpan] = []
     extra = 0
     for span in spans:
-        if len(kept) < MAX_SPANS_PER_TERM:
+        if len(kept) < limit:
             kept.append(span)
-        elif extra < MAX_SPANS_PER_TERM and in_new_text(span, new_text):
+        elif extra < limit and in_new_text(span, new_text):
             kept.append(span)
             extra += 1
     return kept
@@ -106,10 +150,11 @@ def judge(entry: Entry, found: Found, host: str | None, spans_of: SpanBuilder) -
     return spans_of.merged(set(matched))
 
 
-def merge_spans(groups: Iterable[Spans]) -> Spans:
-    """Return the spans of several terms in text order: by start, then end, then term."""
+def merge_spans(groups: Iterable[Spans], new_text: NewText = ()) -> Spans:
+    """Return a list's spans from its terms' spans: in text order (by start, then end, then
+    term), the first MAX_SPANS_PER_LIST, plus as many more in new text (see capped)."""
     # Spans are tuples in that field order, so the sort needs no key function.
-    return tuple(sorted(chain.from_iterable(groups)))
+    return tuple(capped(sorted(chain.from_iterable(groups)), new_text, MAX_SPANS_PER_LIST))
 
 
 def host_allowed(host: str | None, sites: tuple[str, ...], excluded: tuple[str, ...]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clipping.matching import (
+    MAX_SPANS_PER_LIST,
     MAX_SPANS_PER_TERM,
     CompiledTerm,
     KeywordIndex,
@@ -264,8 +265,20 @@ def test_a_term_repeated_in_a_text_keeps_its_spans_in_new_text() -> None:
     assert len(elections) == MAX_SPANS_PER_TERM + 1
     assert elections[-1] == MatchedSpan(new_start + 7, new_start + 15, "election")
     assert words(text, found, 1)[-2:] == ["Budget", "election"]
-    # Without new text, only the first occurrences are kept.
-    assert len(match(lists, text)[1]) == MAX_SPANS_PER_TERM + 1
+    # Without new text, only the list's first occurrences are kept, whatever the term.
+    assert match(lists, text)[1] == found[1][:MAX_SPANS_PER_LIST]
+
+
+def test_a_list_of_several_terms_keeps_its_first_spans_in_text_order() -> None:
+    text = " ".join(["budget election vote"] * MAX_SPANS_PER_LIST)
+    lists = [spec(1, "vote\nelection\nbudget", use_synonyms=False)]
+
+    found = match(lists, text)
+
+    assert found == NaiveMatcher(lists).match(text)
+    assert len(found[1]) == MAX_SPANS_PER_LIST
+    assert words(text, found, 1)[:4] == ["budget", "election", "vote", "budget"]
+    assert list(found[1]) == sorted(found[1])
 
 
 def test_new_text_keeps_at_most_as_many_extra_spans_as_the_cap() -> None:

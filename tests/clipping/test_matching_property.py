@@ -118,3 +118,20 @@ def test_changing_lists_one_by_one_equals_a_rebuild(
 
 def _fields(item: ListSpec) -> tuple:
     return item.language, item.terms, item.use_synonyms, item.match_all
+
+
+@checks
+@given(
+    lists=list_sets(),
+    text=texts.map(lambda text: " ".join([text] * 4)),
+    cut=st.tuples(st.floats(0, 1), st.floats(0, 1)),
+    host=st.sampled_from(HOSTS),
+)
+def test_with_new_text_the_index_keeps_the_spans_the_naive_loop_keeps(
+    lists: list[ListSpec], text: str, cut: tuple[float, float], host: str | None
+) -> None:
+    # A text repeating itself, so terms and lists pass their caps, with a new part anywhere.
+    start, end = sorted(int(share * len(text)) for share in cut)
+    new_text = [(start, end)]
+    found = KeywordIndex.build(lists).match(text, host=host, new_text=new_text)
+    assert found == NaiveMatcher(lists).match(text, host=host, new_text=new_text)

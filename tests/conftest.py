@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
 from email.message import EmailMessage
@@ -24,6 +25,47 @@ CHROMIUM_ARGS = [
     "--disable-gpu",
 ]
 PASSWORD = "correct-horse-battery-9"
+
+
+@contextmanager
+def task_routes(routes: dict[str, dict[str, str]]) -> Iterator[None]:
+    """Route tasks by `routes` in this process, then put the configured routes back.
+
+    Celery caches its route table and router on first use: both are rebuilt each way.
+    """
+    from config.celery_app import app
+
+    def reroute(table: object) -> None:
+        app.conf.task_routes = table
+        app.amqp.flush_routes()
+        app.amqp.router = app.amqp.Router()
+
+    saved = app.conf.task_routes
+    reroute(routes)
+    try:
+        yield
+    finally:
+        reroute(saved)
+
+
+@contextmanager
+def queue_worker(tasks: str, prefix: str) -> Iterator[str]:
+    """A Celery worker thread on a queue of this test process's own, which `tasks` are routed to.
+
+    `tasks` is a route pattern such as "crawler.tasks.*"; yields the queue's name.
+    """
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery_app import app
+
+    queue = f"{prefix}-{os.getpid()}"
+    with (
+        task_routes({tasks: {"queue": queue}}),
+        start_worker(
+            app, pool="solo", queues=[queue], perform_ping_check=False, loglevel="WARNING"
+        ),
+    ):
+        yield queue
 
 
 def free_port() -> int:

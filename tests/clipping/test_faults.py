@@ -22,9 +22,8 @@ from clipping.conf import SEND_RETRY_BACKOFF_MAX
 from clipping.digests import plan_digests
 from clipping.models import Delivery, Match
 from clipping.publisher import ABANDONED, Outcome, TransientSendError
-from config.celery_app import app
 from tests.clipping.conftest import make_list, make_match
-from tests.conftest import free_port
+from tests.conftest import free_port, task_routes
 from tests.e2e.processes import Processes, service_env, wait_until
 
 pytestmark = pytest.mark.django_db
@@ -204,13 +203,6 @@ def test_a_match_that_keeps_failing_is_given_up_after_the_attempt_limit(alice, f
     assert publisher.stalled_matches() == []
 
 
-def _use_routes(routes: object) -> None:
-    """Make this process route tasks by routes (Celery caches its route table)."""
-    app.conf.task_routes = routes
-    app.amqp.flush_routes()
-    app.amqp.router = app.amqp.Router()
-
-
 def _forget_unacked(queue: str) -> None:
     """Drop the killed worker's unacknowledged message from Redis so no later run restores it."""
     client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
@@ -234,35 +226,33 @@ def test_a_real_worker_killed_during_a_send_loses_and_doubles_nothing(alice, fau
     stalled = make_match(energy, title="Stalled story")
     queued = make_match(make_list(alice, "Housing", "subsidy"), title="Queued story")
     queue = f"publish-kill-{os.getpid()}"
-    routes = app.conf.task_routes
-    _use_routes({"clipping.tasks.*": {"queue": queue}})
     env = service_env(smtp_port=faulty_smtp.port, site_url="http://testserver", EMAIL_TIMEOUT="30")
     workers = Processes(env, tmp_path)
-    try:
-        tasks.deliver_match.delay(stalled.id)
-        tasks.deliver_match.delay(queued.id)
-        workers.worker("doomed", queue)
-        wait_until(lambda: faulty_smtp.attempts == 1, 60, "the first send to reach DATA")
-        assert Delivery.objects.filter(match=stalled, status="sending").exists()
-        workers.kill("doomed")
+    with task_routes({"clipping.tasks.*": {"queue": queue}}):
+        try:
+            tasks.deliver_match.delay(stalled.id)
+            tasks.deliver_match.delay(queued.id)
+            workers.worker("doomed", queue)
+            wait_until(lambda: faulty_smtp.attempts == 1, 60, "the first send to reach DATA")
+            assert Delivery.objects.filter(match=stalled, status="sending").exists()
+            workers.kill("doomed")
 
-        stalled.refresh_from_db()
-        assert stalled.mail_status == "pending" and stalled.claimed_at is not None
-        assert Match.objects.get(id=queued.id).mail_status == "pending"
+            stalled.refresh_from_db()
+            assert stalled.mail_status == "pending" and stalled.claimed_at is not None
+            assert Match.objects.get(id=queued.id).mail_status == "pending"
 
-        # The lease runs out (moved back rather than waited for); the periodic sweep re-queues.
-        lease = publisher.clipping_settings().claim_timeout + timedelta(seconds=5)
-        Match.objects.filter(id=stalled.id).update(claimed_at=F("claimed_at") - lease)
-        Delivery.objects.filter(match=stalled).update(created_at=F("created_at") - lease)
-        workers.worker("restarted", queue)
-        tasks.publish_due.apply()
-        wait_until(
-            lambda: not Match.objects.undelivered().exists(), 90, "both matches to be mailed"
-        )
-    finally:
-        workers.stop_all()
-        _use_routes(routes)
-        _forget_unacked(queue)
+            # The lease runs out (moved back rather than waited for); the periodic sweep re-queues.
+            lease = publisher.clipping_settings().claim_timeout + timedelta(seconds=5)
+            Match.objects.filter(id=stalled.id).update(claimed_at=F("claimed_at") - lease)
+            Delivery.objects.filter(match=stalled).update(created_at=F("created_at") - lease)
+            workers.worker("restarted", queue)
+            tasks.publish_due.apply()
+            wait_until(
+                lambda: not Match.objects.undelivered().exists(), 90, "both matches to be mailed"
+            )
+        finally:
+            workers.stop_all()
+            _forget_unacked(queue)
 
     assert sorted(str(m["Subject"]) for m in faulty_smtp.messages) == [
         "Queued story",

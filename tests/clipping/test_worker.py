@@ -7,22 +7,20 @@ real SMTP server: one instant mail, and a digest at the reader's hour.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from django.db import transaction
 from django.utils import timezone
 
 from clipping import tasks
 from clipping.models import Clip, Digest, Match
-from config.celery_app import app
 from crawler import hooks
 from tests.clipping.conftest import make_list, make_site, store_version
 from tests.clipping.pages import SOLAR, article
+from tests.conftest import queue_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -37,27 +35,12 @@ def wait_for(condition: Callable[[], bool], seconds: float = 60) -> None:
         time.sleep(0.2)
 
 
-def _reroute() -> None:
-    """Make Celery read task_routes again: it caches the route table and the router."""
-    app.amqp.flush_routes()
-    app.amqp.router = app.amqp.Router()
-
-
 @pytest.fixture
 def worker(settings) -> Iterator[None]:
     """A Celery worker thread consuming this test run's own publish queue on the real broker."""
     settings.CLIPPING_INDEX_REFRESH_SECONDS = 0
-    queue = f"publish-test-{os.getpid()}"
-    routes, app.conf.task_routes = app.conf.task_routes, {"clipping.tasks.*": {"queue": queue}}
-    _reroute()
-    try:
-        with start_worker(
-            app, pool="solo", queues=[queue], perform_ping_check=False, loglevel="WARNING"
-        ):
-            yield
-    finally:
-        app.conf.task_routes = routes
-        _reroute()
+    with queue_worker("clipping.tasks.*", "publish-test"):
+        yield
 
 
 def test_a_crawled_page_reaches_its_readers_by_instant_mail_and_by_digest(

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Iterator
 
 import pytest
-from celery.contrib.testing.worker import start_worker
 from django.db import transaction
 
 from analyzer.text import stems
-from config.celery_app import app
 from crawler.models import CrawlRun, Site
 from crawler.models_xcrawl import PageVerdict
 from crawler.tasks import enqueue_crawl
 from crawler.topic import Topic, register_topic_provider
+from tests.conftest import queue_worker
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import make_site
 from tests.crawler.xcrawl_site import TOPIC_WORDS, build_shop
@@ -23,25 +21,11 @@ from tests.crawler.xcrawl_site import TOPIC_WORDS, build_shop
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _reroute() -> None:
-    app.amqp.flush_routes()
-    app.amqp.router = app.amqp.Router()
-
-
 @pytest.fixture
 def worker() -> Iterator[None]:
     """A worker thread consuming this test run's own crawl queue on the real broker."""
-    queue = f"crawl-test-{os.getpid()}"
-    routes, app.conf.task_routes = app.conf.task_routes, {"crawler.tasks.*": {"queue": queue}}
-    _reroute()
-    try:
-        with start_worker(
-            app, pool="solo", queues=[queue], perform_ping_check=False, loglevel="WARNING"
-        ):
-            yield
-    finally:
-        app.conf.task_routes = routes
-        _reroute()
+    with queue_worker("crawler.tasks.*", "crawl-test"):
+        yield
 
 
 def test_a_site_set_to_xcrawl_is_crawled_by_the_worker_like_a_breadth_first_site(worker):

@@ -99,3 +99,26 @@ class Published(list):
         self, sender: str | None = None, headers=None, routing_key: str = "", **kwargs
     ) -> None:  # type: ignore[no-untyped-def]
         self.append(((headers or {}).get("task", sender), routing_key))
+
+
+def site_form(**overrides: str) -> dict[str, str]:
+    """Return the fields of the admin's site form for a local site, with `overrides`."""
+    data = {
+        "name": "Local news",
+        "root_url": "http://127.0.0.1:8765/",
+        "seed_urls": "http://127.0.0.1:8765/news/",
+        "allowed_hosts": "",
+        "exclude_patterns": "",
+        "strategy": "bfs",
+        "page_budget": "100",
+        "max_depth": "5",
+        "revisit_interval": "01:00:00",
+        "min_page_revisit": "00:10:00",
+        "max_page_revisit": "7 00:00:00",
+        "crawl_delay": "0.5",
+        "obey_robots": "on",
+        "allow_private_network": "on",
+        "enabled": "on",
+    }
+    data.update(overrides)
+    return data

@@ -14,6 +14,7 @@ from crawler.crawl import crawl
 from crawler.models import CrawlRun, Page, PageVersion, Site
 from crawler.urls import same_site
 from tests.conftest import make_user
+from tests.crawler import sites
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import make_site, news_site
 
@@ -158,24 +159,8 @@ def test_runs_cannot_be_added_by_hand(staff_client):
 
 
 def site_form(**overrides: str) -> dict[str, str]:
-    data = {
-        "name": "Harbour news",
-        "root_url": "http://127.0.0.1:8765/",
-        "seed_urls": "",
-        "allowed_hosts": "",
-        "exclude_patterns": "",
-        "strategy": "bfs",
-        "page_budget": "100",
-        "max_depth": "5",
-        "revisit_interval": "01:00:00",
-        "min_page_revisit": "00:10:00",
-        "max_page_revisit": "7 00:00:00",
-        "crawl_delay": "1",
-        "obey_robots": "on",
-        "enabled": "on",
-    }
-    data.update(overrides)
-    return data
+    """The site form for a site off the private network (its own checks apply)."""
+    return sites.site_form(**{"allow_private_network": "", **overrides})
 
 
 @pytest.mark.parametrize(

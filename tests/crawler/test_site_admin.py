@@ -13,6 +13,7 @@ from django.utils import timezone
 
 from crawler.models import Site
 from crawler.tasks import dispatch_due_sites
+from tests.crawler.sites import site_form
 
 pytestmark = pytest.mark.django_db
 
@@ -41,28 +42,6 @@ def staff_client(client, db):
     admin = make_user("admin@example.com", is_staff=True, is_superuser=True)
     client.force_login(admin)
     return client
-
-
-def site_form(**overrides: str) -> dict[str, str]:
-    data = {
-        "name": "Local news",
-        "root_url": "http://127.0.0.1:8765/",
-        "seed_urls": "http://127.0.0.1:8765/news/",
-        "allowed_hosts": "",
-        "exclude_patterns": "",
-        "strategy": "bfs",
-        "page_budget": "100",
-        "max_depth": "5",
-        "revisit_interval": "01:00:00",
-        "min_page_revisit": "00:10:00",
-        "max_page_revisit": "7 00:00:00",
-        "crawl_delay": "0.5",
-        "obey_robots": "on",
-        "allow_private_network": "on",
-        "enabled": "on",
-    }
-    data.update(overrides)
-    return data
 
 
 def test_an_admin_adds_a_site(staff_client):

@@ -36,6 +36,17 @@ def eager_celery() -> Iterator[None]:
         app.conf.task_eager_propagates = False
 
 
+def archive_site(web: DeepWebSite) -> Site:
+    """Monitor the local archive: private network allowed, no delay, room for the search pass."""
+    return Site.objects.create(
+        name="Archive Times",
+        root_url=web.url("/"),
+        allow_private_network=True,
+        crawl_delay=0,
+        page_budget=300,
+    )
+
+
 def searched_words(web: DeepWebSite) -> set[str]:
     """Return the words the site's GET search was asked for (result-list pages included)."""
     queries = (dict(parse_qsl(r.query)) for r in web.requests if r.path == "/search")
@@ -48,13 +59,7 @@ def test_hidden_articles_matching_a_users_list_reach_that_user_as_clips(
     KeywordList.objects.create(owner=alice, name="Health", terms="vaccine")
     KeywordList.objects.create(owner=bob, name="Music", terms="orchestra")
     with DeepWebSite(build_stories(40)) as web:
-        site = Site.objects.create(
-            name="Archive Times",
-            root_url=web.url("/"),
-            allow_private_network=True,
-            crawl_delay=0,
-            page_budget=300,
-        )
+        site = archive_site(web)
         crawl(site, render_shells="off")
         hidden = {web.url(s.path): s for s in web.hidden()}
         vaccine = {url for url, s in hidden.items() if s.mentions("vaccine")}
@@ -95,13 +100,7 @@ def test_a_list_saved_after_the_sites_first_crawl_is_searched_on_the_next(
     settings.CLIPPING_INDEX_REFRESH_SECONDS = 0
     KeywordList.objects.create(owner=alice, name="Health", terms="vaccine")
     with DeepWebSite(build_stories(40)) as web:
-        site = Site.objects.create(
-            name="Archive Times",
-            root_url=web.url("/"),
-            allow_private_network=True,
-            crawl_delay=0,
-            page_budget=300,
-        )
+        site = archive_site(web)
         crawl(site, render_shells="off")
         assert "vaccine" in searched_words(web) and "orchestra" not in searched_words(web)
         # Bob saves his list once the site's keywords were built (and cached) for the first run.

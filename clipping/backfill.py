@@ -28,9 +28,8 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from analyzer import AnalyzerError, analyze
 from clipping import publisher
-from clipping.ingest import IngestResult, clip_area
+from clipping.ingest import IngestResult, analysis_of, clip_area, clippable_areas
 from clipping.matching import KeywordIndex, compile_text
 from clipping.models import KeywordList, Match
 from clipping.terms import TermSyntaxError
@@ -69,19 +68,13 @@ def backfill_list(list_id: int) -> IngestResult:
         return result
     index = KeywordIndex.build([compiled])
     for version in _recent_versions(list_id, timezone.now() - timedelta(days=days), max_pages):
-        body = version.raw_body()
-        if body is None:
-            continue
-        try:
-            analysis = analyze(body, version.page.url, declared_encoding=version.encoding or None)
-        except AnalyzerError:
+        analysis, _ = analysis_of(version)
+        if analysis is None:
             continue
         host = urlsplit(version.page.url).hostname
         with transaction.atomic():
             before = len(result.match_ids)
-            for area in analysis.informational_areas:
-                if area.teaser or not area.text.strip():
-                    continue
+            for area in clippable_areas(analysis):
                 spans = index.match(area.text, host=host).get(list_id)
                 if spans:
                     clip_area(version, analysis, area, {list_id: (spans, spans)}, result)

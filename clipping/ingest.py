@@ -57,14 +57,27 @@ def ingest_version(version_id: int, *, index: KeywordIndex | None = None) -> Ing
     version = PageVersion.objects.select_related("page__site").filter(id=version_id).first()
     if version is None:
         return IngestResult(skipped="The page version no longer exists.")
+    analysis, why_not = analysis_of(version)
+    if analysis is None:
+        return IngestResult(skipped=why_not)
+    return ingest(version, analysis, index=index)
+
+
+def analysis_of(version: PageVersion) -> tuple[PageAnalysis | None, str]:
+    """Return the analysis of a stored version, or None and why there is none."""
     body = version.raw_body()
     if body is None:
-        return IngestResult(skipped="The body was pruned.")
+        return None, "The body was pruned."
     try:
-        analysis = analyze(body, version.page.url, declared_encoding=version.encoding or None)
+        return analyze(body, version.page.url, declared_encoding=version.encoding or None), ""
     except AnalyzerError as exc:
-        return IngestResult(skipped=f"Not analysable: {exc}")
-    return ingest(version, analysis, index=index)
+        return None, f"Not analysable: {exc}"
+
+
+def clippable_areas(analysis: PageAnalysis) -> list[InfoArea]:
+    """Return the informational areas that can make clips: teasers and empty areas cannot
+    (the article a teaser announces is clipped when it is fetched)."""
+    return [a for a in analysis.informational_areas if not a.teaser and a.text.strip()]
 
 
 def ingest(
@@ -84,9 +97,7 @@ def ingest(
         # Every sentence visible on the page counts as seen, not only those inside areas:
         # area boundaries may shift between versions while the text stays the same.
         digests = [digest for _, _, digest in sentences(analysis.text, analysis.language)]
-        for area in analysis.informational_areas:
-            if area.teaser or not area.text.strip():
-                continue
+        for area in clippable_areas(analysis):
             fresh = []
             for start, end, digest in sentences(area.text, analysis.language):
                 digests.append(digest)

@@ -13,7 +13,7 @@ TEST_ENV := DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/web
 
 install: $(STAMP) $(NLTK_DATA)/.ready
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py clipping/matching/_speedups.c
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev,bench]'

@@ -23,9 +23,24 @@ from dataclasses import dataclass, field
 from itertools import compress, count
 
 from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
-from clipping.matching.spans import Entry, Found, Matches, NewText, SpanBuilder, judge
+from clipping.matching.spans import (
+    MAX_SPANS_PER_LIST,
+    MAX_SPANS_PER_TERM,
+    Entry,
+    Found,
+    Matches,
+    NewText,
+    SpanBuilder,
+    host_allowed,
+    judge,
+)
 from clipping.matching.text import PreparedText, prepare_text
 from clipping.terms import normalize_host
+
+try:  # the per-page loops in C, built by pip install where a C compiler is found
+    from clipping.matching import _speedups
+except ImportError:  # pragma: no cover - the pure-Python loops below do the same
+    _speedups = None
 
 
 @dataclass(slots=True)
@@ -53,6 +68,10 @@ def paused_gc() -> Iterator[None]:
 
 class KeywordIndex:
     """Every active list's terms in one structure that matches a page in one pass."""
+
+    # Scan, postings walk and span merging in C (clipping/matching/_speedups.c) when it
+    # was built; the Python code here is its reference and fallback, with the same results.
+    accelerated: bool = _speedups is not None
 
     def __init__(self) -> None:
         self.version = 0
@@ -146,10 +165,46 @@ class KeywordIndex:
            first ones in text order, see SpanBuilder.merged).
         3. Judge the lists with exclusions, sites or "all terms".
         """
-        found = self._scan(prepared)
+        with paused_gc():  # thousands of short-lived tuples and lists, none in a cycle
+            return self._match(prepared, host, new_text)
+
+    def _match(self, prepared: PreparedText, host: str | None, new_text: NewText) -> Matches:
+        # A concept's spans are its first places, and all of them in new text: without new
+        # text, no key needs more places than that.
+        found = self._scan(prepared, MAX_SPANS_PER_TERM if not new_text else -1)
         if not found:
             return {}
-        spans_of = SpanBuilder(prepared, found, self._terms, new_text)
+        spans_of = SpanBuilder(prepared, found, self._terms, new_text, self.accelerated)
+        if self.accelerated:
+            matches, judged = _speedups.collect(  # type: ignore[union-attr]
+                found, self._simple, self._judged, spans_of, MAX_SPANS_PER_LIST, new_text
+            )
+        else:
+            matches, judged = self._collect(found, spans_of)
+        if judged and self.accelerated:
+            host = normalize_host(host) if host else None
+            _speedups.judge(  # type: ignore[union-attr]
+                judged,
+                self._lists,
+                found,
+                host,
+                host_allowed,
+                spans_of,
+                MAX_SPANS_PER_LIST,
+                new_text,
+                matches,
+            )
+        elif judged:
+            host = normalize_host(host) if host else None
+            for list_id in judged:
+                entry = self._lists.get(list_id)  # None if removed while this page matched
+                spans = None if entry is None else judge(entry, found, host, spans_of)
+                if spans is not None:
+                    matches[list_id] = spans
+        return matches
+
+    def _collect(self, found: Found, spans_of: SpanBuilder) -> tuple[Matches, set[int]]:
+        """Walk the found concepts' postings: the simple lists' matches, the lists to judge."""
         simple, judged_postings = self._simple, self._judged
         concepts_of: dict[int, list[int]] = {}  # list -> the concepts found, in scan order
         judged: set[int] = set()
@@ -162,17 +217,13 @@ class KeywordIndex:
             list_id: spans_of[concepts[0]] if len(concepts) == 1 else merged(concepts)
             for list_id, concepts in concepts_of.items()
         }
-        if judged:
-            host = normalize_host(host) if host else None
-            for list_id in judged:
-                entry = self._lists.get(list_id)  # None if removed while this page matched
-                spans = None if entry is None else judge(entry, found, host, spans_of)
-                if spans is not None:
-                    matches[list_id] = spans
-        return matches
+        return matches, judged
 
-    def _scan(self, prepared: PreparedText) -> Found:
+    def _scan(self, prepared: PreparedText, limit: int = -1) -> Found:
         """Return {concept: [(first token, stop token)] in text order} for keys in the text.
+
+        A key's first limit places only (all if limit < 0); a concept found by several
+        keys may hold more, in text order, of which its first limit are the text's first.
 
         1. Per key space, visit only the tokens that start some key, and extend an n-gram
            only while some longer key starts with it: {key: places}.
@@ -181,49 +232,20 @@ class KeywordIndex:
         """
         found: Found = {}
         several_keys: list[int] = []
+        scan_space = _speedups.scan if self.accelerated else _scan_space  # type: ignore[union-attr]
         for space_name, space in self._spaces.items():
-            concepts = space.concepts
-            if not concepts:
-                continue
-            sequence = prepared.sequence(space_name)
-            follows, prefixes = space.follows, space.prefixes
-            last = len(sequence) - 1
-            distinct = set(sequence)
-            # Single-word keys: every place of every token that is a key, found in C.
-            singles = concepts.keys() & distinct
-            places: dict[str, list[tuple[int, int]]] = {token: [] for token in singles}
-            if singles:
-                mask = list(map(singles.__contains__, sequence))
-                for token, first in zip(
-                    compress(sequence, mask), compress(count(), mask), strict=False
-                ):
-                    places[token].append((first, first + 1))
-            # Longer keys: extend an n-gram only while some key starts with it.
-            starters = follows.keys() & distinct
-            for first in (
-                compress(count(), map(starters.__contains__, sequence)) if starters else ()
-            ):
-                if first == last:
-                    break
-                token, second = sequence[first], sequence[first + 1]
-                if second not in follows[token]:
-                    continue
-                key, stop = token + SEPARATOR + second, first + 2
-                while True:
-                    if key in concepts:
-                        places.setdefault(key, []).append((first, stop))
-                    if stop > last or key not in prefixes:
-                        break
-                    key = key + SEPARATOR + sequence[stop]
-                    stop += 1
-            for key, where in places.items():
-                for concept in concepts[key]:
-                    held = found.get(concept)
-                    if held is None:
-                        found[concept] = where  # shared by the key's concepts, never changed
-                    else:
-                        found[concept] = held + where
-                        several_keys.append(concept)
+            if space.concepts:
+                sequence = prepared.sequence(space_name)
+                scan_space(
+                    sequence,
+                    space.concepts,
+                    space.follows,
+                    space.prefixes,
+                    SEPARATOR,
+                    found,
+                    several_keys,
+                    limit,
+                )
         for concept in several_keys:
             found[concept].sort()
         return found
@@ -269,6 +291,54 @@ class KeywordIndex:
             if not holders:
                 del space.concepts[key]
             _count_prefixes(space, key, -1)
+
+
+def _scan_space(
+    sequence: list[str],
+    concepts: dict[str, list[int]],
+    follows: dict[str, dict[str, int]],
+    prefixes: dict[str, int],
+    separator: str,
+    found: Found,
+    several_keys: list[int],
+    limit: int = -1,
+) -> None:
+    """Add the places of one space's keys to found (KeywordIndex._scan, step 1 and 2)."""
+    last = len(sequence) - 1
+    distinct = set(sequence)
+    # Single-word keys: every place of every token that is a key, found in C.
+    singles = concepts.keys() & distinct
+    places: dict[str, list[tuple[int, int]]] = {token: [] for token in singles}
+    if singles:
+        mask = list(map(singles.__contains__, sequence))
+        for token, first in zip(compress(sequence, mask), compress(count(), mask), strict=False):
+            places[token].append((first, first + 1))
+    # Longer keys: extend an n-gram only while some key starts with it.
+    starters = follows.keys() & distinct
+    for first in compress(count(), map(starters.__contains__, sequence)) if starters else ():
+        if first == last:
+            break
+        token, second = sequence[first], sequence[first + 1]
+        if second not in follows[token]:
+            continue
+        key, stop = token + separator + second, first + 2
+        while True:
+            if key in concepts:
+                places.setdefault(key, []).append((first, stop))
+            if stop > last or key not in prefixes:
+                break
+            key = key + separator + sequence[stop]
+            stop += 1
+    for key, where in places.items():
+        if 0 <= limit < len(where):
+            where = where[:limit]
+        for concept in concepts[key]:
+            held = found.get(concept)
+            if held is None:
+                found[concept] = where  # shared by the key's concepts, never changed
+            else:
+                found[concept] = held + where
+                several_keys.append(concept)
 
 
 def _count_prefixes(space: _Space, key: str, change: int) -> None:

@@ -29,8 +29,9 @@ from clipping.matching.compile import (
     COMPILE_VERSION,
     CompiledList,
     compile_text,
-    interned,
+    from_shared,
     line_cache,
+    shareable,
     stem_space,
 )
 from clipping.matching.index import KeywordIndex, paused_gc
@@ -156,15 +157,22 @@ def _fetch_shared_lines(rows: list[Row]) -> dict[str, tuple[dict, str]]:
     keys = list(missing)
     for start in range(0, len(keys), _CHUNK):
         for key, value in cache.get_many(keys[start : start + _CHUNK]).items():
+            try:
+                compiled = from_shared(value)
+            except ValueError:
+                log.warning("Ignoring a malformed compiled line in the shared cache: %s", key)
+                continue  # compiled here, and shared again
             local, line = missing.pop(key)
-            local[line] = interned(value)
+            local[line] = compiled
     return missing
 
 
 def _share_lines(unshared: dict[str, tuple[dict, str]]) -> None:
     """Put the lines this process compiled into the shared cache for other workers."""
     timeout = int(getattr(settings, "CLIPPING_INDEX_LINE_CACHE_SECONDS", 30 * 86400))
-    ready = {key: local[line] for key, (local, line) in unshared.items() if line in local}
+    ready = {
+        key: shareable(local[line]) for key, (local, line) in unshared.items() if line in local
+    }
     keys = list(ready)
     for start in range(0, len(keys), _CHUNK):
         cache.set_many({key: ready[key] for key in keys[start : start + _CHUNK]}, timeout=timeout)

@@ -10,6 +10,11 @@ from clipping.matching.compile import CompiledTerm
 from clipping.matching.text import MatchedSpan, PreparedText
 from clipping.terms import host_within
 
+try:  # see index.py: the same merge in C when it was built
+    from clipping.matching import _speedups
+except ImportError:  # pragma: no cover
+    _speedups = None
+
 # Where a term occurs, for highlighting and for the summary around its first occurrence:
 # the first places are enough, and a page repeating its topic 60 times stays cheap.
 MAX_SPANS_PER_TERM = 10
@@ -47,9 +52,11 @@ class SpanBuilder(dict[int, Spans]):
         found: Found,
         terms: list[CompiledTerm | None],
         new_text: NewText = (),
+        accelerated: bool = False,
     ):
         super().__init__()
         self.prepared, self.found, self.terms, self.new_text = prepared, found, terms, new_text
+        self.accelerated = accelerated and _speedups is not None
         # For merging: each concept's spans as integers in text order, and their spans.
         self._ranks = _Ranks(self)
         self._span_of: dict[int, MatchedSpan] = {}
@@ -58,6 +65,12 @@ class SpanBuilder(dict[int, Spans]):
         starts, ends = self.prepared.starts, self.prepared.ends
         raw = self.terms[concept].raw  # type: ignore[union-attr]
         where = self.found[concept]
+        if self.accelerated:
+            spans = _speedups.spans(  # type: ignore[union-attr]
+                where, starts, ends, raw, MatchedSpan, MAX_SPANS_PER_TERM, self.new_text
+            )
+            self[concept] = spans
+            return spans
         if not self.new_text:
             where = where[:MAX_SPANS_PER_TERM]
         spans = tuple(
@@ -73,8 +86,11 @@ class SpanBuilder(dict[int, Spans]):
 
         Spans compare as (start, end, term); within a page that is the order of one integer
         per span (start, end, the term's rank on the page), so the merge sorts integers and
-        makes no span it does not keep.
+        makes no span it does not keep. In C: a merge of the concepts' spans.
         """
+        if self.accelerated:
+            groups = list(map(self.__getitem__, concepts))
+            return _speedups.merge(groups, MAX_SPANS_PER_LIST, self.new_text)  # type: ignore[union-attr]
         ranks = sorted(chain.from_iterable(map(self._ranks.__getitem__, concepts)))
         if not self.new_text:
             return tuple(map(self._span_of.__getitem__, ranks[:MAX_SPANS_PER_LIST]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -53,7 +54,8 @@ def stem_all(words: list[str], language: str) -> list[str]:
             known.clear()
             missing = set(words)
         unknown = list(missing)
-        known.update(zip(unknown, stems(unknown, language), strict=True))
+        # Interned: a stem that is a key of the index is then the same object as the key.
+        known.update(zip(unknown, map(sys.intern, stems(unknown, language)), strict=True))
         found = list(map(known.__getitem__, words))
     return found
 

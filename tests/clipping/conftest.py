@@ -15,6 +15,7 @@ from django.utils import timezone
 from analyzer import analyze
 from clipping.ingest import IngestResult, ingest
 from clipping.matching import KeywordIndex, current_index
+from clipping.matching.index import _speedups
 from clipping.matching.shared import refresh_index
 from clipping.models import Clip, KeywordList, Match
 from crawler.models import Page, PageVersion, Site
@@ -63,6 +64,15 @@ def ingest_html(site: Site, url: str, html: str, **kwargs: object) -> IngestResu
     """Store a version of a page, analyse it with the real analyzer and ingest it."""
     version = store_version(site, url, html)
     return ingest(version, analyze(html, url), index=active_index(), **kwargs)
+
+
+@pytest.fixture(params=["c", "python"])
+def matching_loops(request, monkeypatch) -> str:
+    """Match with the index's C loops, then again with their pure-Python reference."""
+    if request.param == "c":
+        assert _speedups is not None, "clipping/matching/_speedups.c was not built"
+    monkeypatch.setattr(KeywordIndex, "accelerated", request.param == "c")
+    return request.param
 
 
 @pytest.fixture

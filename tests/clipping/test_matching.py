@@ -19,6 +19,9 @@ from clipping.matching import text as prepared_text
 from clipping.matching.text import stem_all
 from clipping.terms import TermSyntaxError, describe_expansions, parse_terms
 
+# Every test runs on the index's C loops and on their pure-Python reference.
+pytestmark = pytest.mark.usefixtures("matching_loops")
+
 
 def spec(list_id: int, terms: str, *, language: str = "en", **options: bool) -> ListSpec:
     return ListSpec(list_id, language, parse_terms(terms), **options)
@@ -240,6 +243,7 @@ def test_equal_terms_compile_to_one_shared_object() -> None:
 
 
 def test_stems_are_stemmed_once_per_process_and_the_cache_stays_bounded(monkeypatch) -> None:
+    monkeypatch.setattr(prepared_text, "_stems", {})  # this process's cache, from empty
     words = ["elections", "voters", "elections", "κυβερνήσεις"]
     assert stem_all(words, "en") == ["elect", "voter", "elect", "κυβερνήσεις"]
     assert stem_all(["κυβερνήσεις"], "el") == ["κυβερνησ"]

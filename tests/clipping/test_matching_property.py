@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from clipping.matching import KeywordIndex, ListSpec, NaiveMatcher
 from clipping.terms import parse_terms
+
+# Every test runs on the index's C loops and on their pure-Python reference.
+pytestmark = pytest.mark.usefixtures("matching_loops")
 
 # Words with shared stems ("election"/"elections"), WordNet synonyms ("car"/"automobile"),
 # words inside phrases ("stock market"), stop words, and Greek inflections.
@@ -84,7 +88,12 @@ texts = st.lists(
     max_size=40,
 ).map(" ".join)
 
-checks = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+checks = settings(
+    max_examples=150,
+    deadline=None,
+    # The loops fixture sets one class attribute for the whole test: every example shares it.
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 
 
 @checks

@@ -89,7 +89,7 @@ def test_compiled_lines_are_shared_with_other_workers(alice) -> None:
     make_list(alice, "Election\n-football", use_synonyms=False)
     SharedIndex().refresh()
     shared = cache.get(_line_key("en", False, "Election"))
-    assert shared == (0, CompiledTerm("Election", (("en", "elect"),)))
+    assert shared == (0, "Election", (("en", "elect"),))  # plain tuples: quick to unpickle
     assert cache.get(_line_key("en", False, "-football"))[0] == 1
 
 
@@ -97,14 +97,32 @@ def test_a_worker_uses_a_line_another_worker_compiled(alice) -> None:
     # A line no process compiled before, planted as another worker would have shared it.
     line = "zyxwvut"
     line_cache("en", False).pop(line, None)
-    planted = CompiledTerm(line, (("en", "plant"),))  # a stem, as keys are
-    cache.set(_line_key("en", False, line), (0, planted))
+    planted = (0, line, (("en", "plant"),))  # a stem, as keys are
+    cache.set(_line_key("en", False, line), planted)
     listed = make_list(alice, line, use_synonyms=False)
     shared = SharedIndex()
     shared.refresh()
     assert shared.index.match("Planted here.").keys() == {listed.id}
     assert shared.index.match("zyxwvut") == {}
-    assert COMPILE_VERSION >= 1
+    assert line_cache("en", False)[line] == (0, CompiledTerm(line, (("en", "plant"),)))
+    assert COMPILE_VERSION >= 2
+
+
+@pytest.mark.parametrize(
+    "planted",
+    [(0, "zyxwvut"), (7, "zyxwvut", (("en", "plant"),)), (0, "zyxwvut", ()), "junk", None, 5],
+)
+def test_a_malformed_shared_line_is_compiled_here_instead(alice, caplog, planted) -> None:
+    line = "zyxwvut"
+    line_cache("en", False).pop(line, None)
+    cache.set(_line_key("en", False, line), planted)
+    listed = make_list(alice, line, use_synonyms=False)
+    shared = SharedIndex()
+    shared.refresh()
+    assert shared.index.match("Zyxwvut here.").keys() == {listed.id}
+    assert shared.index.match("Planted here.") == {}
+    assert cache.get(_line_key("en", False, line)) == (0, line, (("en", "zyxwvut"),))
+    assert planted is None or "malformed compiled line" in caplog.text
 
 
 def test_current_index_refreshes_when_the_interval_has_passed(alice, settings) -> None:

@@ -1,0 +1,170 @@
+"""The index's C loops (clipping/matching/_speedups.c): same results as Python, clean errors."""
+
+from __future__ import annotations
+
+import gc
+import sys
+from itertools import chain
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from clipping.matching import KeywordIndex, ListSpec, MatchedSpan, NaiveMatcher
+from clipping.matching import _speedups as speedups  # make test builds it: a failure if not
+from clipping.matching.index import _scan_space
+from clipping.matching.spans import MAX_SPANS_PER_LIST, Entry, capped, host_allowed
+from clipping.terms import parse_terms
+
+
+def test_the_c_loops_are_built_and_used_by_default() -> None:
+    # make test builds them (pip install -e); a machine without a C compiler falls back.
+    assert KeywordIndex.accelerated is True
+    assert KeywordIndex.build([]).accelerated is True
+
+
+terms = st.sampled_from(["car", "cars", "stock market", "bank", "vote"])
+spans = st.builds(
+    lambda start, width, term: MatchedSpan(start, start + width, term),
+    st.integers(0, 60),
+    st.integers(1, 12),
+    terms,
+)
+groups = st.lists(st.lists(spans, max_size=14).map(lambda found: tuple(sorted(found))), max_size=20)
+ranges = st.lists(st.tuples(st.integers(0, 70), st.integers(0, 70)).map(sorted), max_size=3)
+
+
+@settings(max_examples=300, deadline=None)
+@given(groups=groups, limit=st.integers(0, 12), new_text=ranges)
+def test_merge_keeps_what_the_python_merge_keeps(groups, limit, new_text) -> None:
+    expected = tuple(capped(sorted(chain.from_iterable(groups)), new_text, limit))
+    assert speedups.merge(groups, limit, new_text) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    places=st.lists(st.tuples(st.integers(0, 29), st.integers(1, 3)), max_size=30),
+    limit=st.integers(0, 12),
+    new_text=ranges,
+)
+def test_spans_are_built_and_capped_as_in_python(places, limit, new_text) -> None:
+    starts = list(range(0, 300, 10))
+    ends = [start + 5 for start in starts]
+    where = sorted({(first, min(first + size, 30)) for first, size in places})
+    built = speedups.spans(where, starts, ends, "car", MatchedSpan, limit, new_text)
+    every = [MatchedSpan(starts[first], ends[stop - 1], "car") for first, stop in where]
+    assert built == tuple(capped(every, new_text, limit))
+    assert all(type(span) is MatchedSpan for span in built)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    sequence=st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=30),
+    keys=st.lists(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=4), max_size=6),
+    limit=st.integers(-1, 3),
+)
+def test_scan_finds_the_places_python_finds(sequence, keys, limit) -> None:
+    index = KeywordIndex.build(
+        [ListSpec(number, "", parse_terms(f'"{" ".join(key)}"')) for number, key in enumerate(keys)]
+    )
+    space = index._spaces.get("")
+    if space is None:
+        return
+    found_c: dict = {}
+    found_python: dict = {}
+    several_c: list = []
+    several_python: list = []
+    fields = (space.concepts, space.follows, space.prefixes, " ")
+    speedups.scan(sequence, *fields, found_c, several_c, limit)
+    _scan_space(sequence, *fields, found_python, several_python, limit)
+    assert {concept: sorted(where) for concept, where in found_c.items()} == {
+        concept: sorted(where) for concept, where in found_python.items()
+    }
+    assert sorted(several_c) == sorted(several_python)
+
+
+def test_bad_arguments_raise_errors_instead_of_crashing() -> None:
+    span = MatchedSpan(0, 3, "car")
+    with pytest.raises(TypeError):
+        speedups.merge([[span]], 10, ())  # a group that is no tuple
+    with pytest.raises(TypeError):
+        speedups.merge([(("a", "b", "c"),)], 10, ())  # a span without offsets
+    with pytest.raises(TypeError):
+        speedups.merge([(span,)], 10, [(1,)])  # a new-text range without its end
+    with pytest.raises(ValueError):
+        speedups.merge([(span,)], -1, ())
+    with pytest.raises(IndexError):
+        speedups.spans([(5, 99)], [0, 4], [3, 7], "car", MatchedSpan, 10, ())
+    with pytest.raises(TypeError):
+        speedups.spans([(0, 1)], [0], [3], "car", int, 10, ())  # spans must be tuples
+    with pytest.raises(TypeError):
+        speedups.scan(["stock", "market"], {}, {"stock": ["market"]}, {}, " ", {}, [], -1)
+    with pytest.raises(IndexError):
+        speedups.collect({7: [(0, 1)]}, [[1]], [[]], {}, 10, ())
+    with pytest.raises(KeyError):
+        speedups.collect({0: [(0, 1)]}, [[1]], [[]], {}, 10, ())  # spans_of lacks concept 0
+    with pytest.raises(TypeError):
+        speedups.judge({1}, {1: (1, False)}, {}, None, host_allowed, {}, 10, (), {})
+    with pytest.raises(ZeroDivisionError):  # an error in the host check reaches the caller
+        entry = Entry(1, False, (0,), ("example.com",), ())
+        speedups.judge({1}, {1: entry}, {0: [(0, 1)]}, "a.b", lambda *_: 1 / 0, {}, 10, (), {})
+
+
+def test_judging_skips_lists_removed_meanwhile_and_keeps_the_rest() -> None:
+    span = MatchedSpan(0, 3, "car")
+    entries = {1: Entry(1, False, (0,), (), ()), 2: Entry(1, False, (5,), (), ())}
+    matches: dict = {}
+    speedups.judge(
+        [1, 2, 3], entries, {0: [(0, 1)]}, None, host_allowed, {0: (span,)}, 10, (), matches
+    )
+    assert matches == {1: (span,)}
+
+
+def test_repeated_calls_hold_no_references() -> None:
+    span, term = MatchedSpan(10**6, 10**6 + 3, "car"), "stock market"
+    sequence = ["stock", "market", "stock"]
+    concepts = {"stock market": [0], "stock": [1]}
+    follows = {"stock": {"market": 1}}
+    before = sys.getrefcount(span), sys.getrefcount(term), sys.getrefcount(concepts["stock"])
+    for _ in range(1000):
+        speedups.merge([(span,), (span, span)], 2, [(0, 10**7)])
+        speedups.spans([(0, 2)], [0, 6], [5, 12], term, MatchedSpan, 1, ())
+        speedups.scan(sequence, concepts, follows, {}, " ", {}, [], 1)
+        speedups.collect(
+            {1: [(0, 1)], 0: [(0, 2)]}, [[5], [5]], [[], [6]], {0: (span,), 1: ()}, 3, ()
+        )
+    after = sys.getrefcount(span), sys.getrefcount(term), sys.getrefcount(concepts["stock"])
+    assert after == before
+
+
+def test_matching_leaves_the_garbage_collector_as_it_found_it() -> None:
+    index = KeywordIndex.build([ListSpec(1, "en", parse_terms("car"))])
+    assert gc.isenabled()
+    assert index.match("A car.") == NaiveMatcher([ListSpec(1, "en", parse_terms("car"))]).match(
+        "A car."
+    )
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        index.match("A car.")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_c_and_python_loops_agree_on_merged_lists_with_new_text(monkeypatch) -> None:
+    lists = [
+        ListSpec(1, "en", parse_terms("car\nbank\nvote")),
+        ListSpec(2, "en", parse_terms("car\n-river")),
+        ListSpec(3, "en", parse_terms("bank\nvote"), match_all=True),
+    ]
+    text = " ".join(["A car at the bank before the vote."] * 12)
+    new_text = [(len(text) - 40, len(text))]
+    index = KeywordIndex.build(lists)
+    fast = index.match(text, host="news.example.com", new_text=new_text)
+    monkeypatch.setattr(KeywordIndex, "accelerated", False)
+    slow = index.match(text, host="news.example.com", new_text=new_text)
+    assert (
+        fast == slow == NaiveMatcher(lists).match(text, host="news.example.com", new_text=new_text)
+    )
+    assert len(fast[1]) > MAX_SPANS_PER_LIST  # the cap, plus spans in the new text

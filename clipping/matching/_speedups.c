@@ -7,6 +7,7 @@
  * spans()   a found concept's spans
  * merge()   one list's spans from several concepts' spans
  * judge()   the lists with exclusions, sites or "all terms"
+ * add_postings()  adding a list: its terms' concepts and postings
  *
  * Spans are MatchedSpan tuples (start, end, term) ordered as tuples are.
  */
@@ -792,6 +793,69 @@ judge(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* ---- adding a list ---------------------------------------------------------------------- */
+
+PyDoc_STRVAR(add_postings_doc,
+"add_postings(terms, by_identity, stored, postings, list_id, concept_of) -> tuple\n\n"
+"KeywordIndex.add's loop: post list_id under each term's concept, once per concept, and\n"
+"return the concepts per term position. A term is known by its identity (by_identity[id(term)]\n"
+"whose stored term is it); concept_of(term) gives the concept of any other.");
+
+static PyObject *
+add_postings(PyObject *module, PyObject *args)
+{
+    PyObject *terms, *by_identity, *stored, *postings, *list_id, *concept_of;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!OO:add_postings", &PyTuple_Type, &terms, &PyDict_Type,
+                          &by_identity, &PyList_Type, &stored, &PyList_Type, &postings,
+                          &list_id, &concept_of))
+        return NULL;
+    Py_ssize_t count = PyTuple_GET_SIZE(terms);
+    PyObject *concepts = PyTuple_New(count);
+    if (concepts == NULL)
+        return NULL;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *term = PyTuple_GET_ITEM(terms, i);
+        PyObject *identity = PyLong_FromVoidPtr(term);
+        if (identity == NULL)
+            goto error;
+        PyObject *concept = PyDict_GetItemWithError(by_identity, identity);
+        Py_DECREF(identity);
+        if (concept == NULL && PyErr_Occurred())
+            goto error;
+        if (concept != NULL) {
+            Py_ssize_t index = PyLong_AsSsize_t(concept);
+            if (index == -1 && PyErr_Occurred())
+                goto error;
+            if (index >= 0 && index < PyList_GET_SIZE(stored) &&
+                PyList_GET_ITEM(stored, index) == term)
+                Py_INCREF(concept);
+            else
+                concept = NULL; /* an id reused by another object since */
+        }
+        if (concept == NULL) {
+            concept = PyObject_CallOneArg(concept_of, term);
+            if (concept == NULL)
+                goto error;
+        }
+        PyTuple_SET_ITEM(concepts, i, concept);
+        int seen = 0;
+        for (Py_ssize_t j = 0; j < i && !seen; j++) {
+            seen = PyObject_RichCompareBool(PyTuple_GET_ITEM(concepts, j), concept, Py_EQ);
+            if (seen < 0)
+                goto error;
+        }
+        if (seen) /* the same line twice: one posting, two positions */
+            continue;
+        PyObject *lists = postings_of(postings, concept);
+        if (lists == NULL || PyList_Append(lists, list_id) < 0)
+            goto error;
+    }
+    return concepts;
+error:
+    Py_DECREF(concepts);
+    return NULL;
+}
+
 /* ---- module ----------------------------------------------------------------------------- */
 
 static PyMethodDef methods[] = {
@@ -800,6 +864,7 @@ static PyMethodDef methods[] = {
     {"merge", merge, METH_VARARGS, merge_doc},
     {"spans", spans, METH_VARARGS, spans_doc},
     {"judge", judge, METH_VARARGS, judge_doc},
+    {"add_postings", add_postings, METH_VARARGS, add_postings_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -815,8 +880,14 @@ static struct PyModuleDef module = {
     NULL,
 };
 
+/* clipping/matching/native.py's API: raise both when a function's arguments change. */
+#define API 2
+
 PyMODINIT_FUNC
 PyInit__speedups(void)
 {
-    return PyModule_Create(&module);
+    PyObject *created = PyModule_Create(&module);
+    if (created != NULL && PyModule_AddIntConstant(created, "API", API) < 0)
+        Py_CLEAR(created);
+    return created;
 }

@@ -2,6 +2,8 @@
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+API: int
+
 def scan(
     sequence: list[str],
     concepts: dict[str, list[int]],
@@ -41,3 +43,11 @@ def judge(
     new_text: Sequence[tuple[int, int]],
     matches: dict[int, tuple],
 ) -> None: ...
+def add_postings(
+    terms: tuple,
+    by_identity: dict[int, int],
+    stored: list,
+    postings: list[list[int]],
+    list_id: int,
+    concept_of: Callable[[object], int],
+) -> tuple[int, ...]: ...

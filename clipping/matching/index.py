@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from itertools import compress, count
 
 from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
+from clipping.matching.native import speedups as _speedups
 from clipping.matching.spans import (
     MAX_SPANS_PER_LIST,
     MAX_SPANS_PER_TERM,
@@ -36,11 +37,6 @@ from clipping.matching.spans import (
 )
 from clipping.matching.text import PreparedText, prepare_text
 from clipping.terms import normalize_host
-
-try:  # the per-page loops in C, built by pip install where a C compiler is found
-    from clipping.matching import _speedups
-except ImportError:  # pragma: no cover - the pure-Python loops below do the same
-    _speedups = None
 
 
 @dataclass(slots=True)
@@ -117,17 +113,21 @@ class KeywordIndex:
         # Compiled terms are shared objects when they come from compile_text's cache: their
         # identity finds their concept without hashing their keys.
         by_identity, stored = self._by_identity, self._terms
-        concepts = []
-        for term in terms:
-            concept = by_identity.get(id(term))
-            if concept is None or stored[concept] is not term:
-                concept = self._concept(term)
-            if concept not in concepts:  # the same line twice: one posting, two positions
-                postings[concept].append(list_id)
-            concepts.append(concept)
-        self._lists[list_id] = Entry(
-            positives, compiled.match_all, tuple(concepts), sites, excluded_sites
-        )
+        if self.accelerated:
+            concepts = _speedups.add_postings(  # type: ignore[union-attr]
+                terms, by_identity, stored, postings, list_id, self._concept
+            )
+        else:
+            found: list[int] = []
+            for term in terms:
+                concept = by_identity.get(id(term))
+                if concept is None or stored[concept] is not term:
+                    concept = self._concept(term)
+                if concept not in found:  # the same line twice: one posting, two positions
+                    postings[concept].append(list_id)
+                found.append(concept)
+            concepts = tuple(found)
+        self._lists[list_id] = Entry(positives, compiled.match_all, concepts, sites, excluded_sites)
         self.version += 1
 
     def remove(self, list_id: int) -> bool:
@@ -272,7 +272,8 @@ class KeywordIndex:
             holders = space.concepts.setdefault(key, [])
             if concept not in holders:
                 holders.append(concept)
-                _count_prefixes(space, key, 1)
+                if SEPARATOR in key:
+                    _count_prefixes(space, key, 1)
         return concept
 
     def _drop_concept(self, concept: int) -> None:

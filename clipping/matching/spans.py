@@ -7,13 +7,9 @@ from itertools import chain
 from typing import NamedTuple
 
 from clipping.matching.compile import CompiledTerm
+from clipping.matching.native import speedups as _speedups
 from clipping.matching.text import MatchedSpan, PreparedText
 from clipping.terms import host_within
-
-try:  # see index.py: the same merge in C when it was built
-    from clipping.matching import _speedups
-except ImportError:  # pragma: no cover
-    _speedups = None
 
 # Where a term occurs, for highlighting and for the summary around its first occurrence:
 # the first places are enough, and a page repeating its topic 60 times stays cheap.

@@ -15,7 +15,7 @@ from django.utils import timezone
 from analyzer import analyze
 from clipping.ingest import IngestResult, ingest
 from clipping.matching import KeywordIndex, current_index
-from clipping.matching.index import _speedups
+from clipping.matching.native import speedups as _speedups
 from clipping.matching.shared import refresh_index
 from clipping.models import Clip, KeywordList, Match
 from crawler.models import Page, PageVersion, Site

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clipping.matching import KeywordIndex, ListSpec, MatchedSpan, NaiveMatcher
+from clipping.matching import KeywordIndex, ListSpec, MatchedSpan, NaiveMatcher, native
 from clipping.matching import _speedups as speedups  # make test builds it: a failure if not
 from clipping.matching.index import _scan_space
 from clipping.matching.spans import MAX_SPANS_PER_LIST, Entry, capped, host_allowed
@@ -19,8 +19,31 @@ from clipping.terms import parse_terms
 
 def test_the_c_loops_are_built_and_used_by_default() -> None:
     # make test builds them (pip install -e); a machine without a C compiler falls back.
+    assert native.speedups is speedups
     assert KeywordIndex.accelerated is True
     assert KeywordIndex.build([]).accelerated is True
+
+
+def test_a_build_older_than_the_code_is_not_used(monkeypatch, caplog) -> None:
+    monkeypatch.setattr(native, "API", native.API + 1)  # the code moved on, the build did not
+    assert native.load() is None
+    assert "out of date" in caplog.text
+
+
+def test_adding_lists_posts_each_concept_once_as_python_does(monkeypatch) -> None:
+    lists = [
+        ListSpec(1, "en", parse_terms("car\ncar\nbank\n-river")),
+        ListSpec(2, "en", parse_terms("bank\nsite:example.com")),
+        ListSpec(3, "en", parse_terms('"stock market"\nvote'), match_all=True),
+    ]
+    fast = KeywordIndex.build(lists)
+    monkeypatch.setattr(KeywordIndex, "accelerated", False)
+    slow = KeywordIndex.build(lists)
+    assert fast._lists == slow._lists
+    assert fast._simple == slow._simple and fast._judged == slow._judged
+    assert fast._lists[1].concepts[0] == fast._lists[1].concepts[1]  # "car" twice
+    assert fast._simple[fast._lists[1].concepts[0]] == []  # list 1 is judged: exclusion
+    assert fast._judged[fast._lists[1].concepts[0]] == [1]  # posted once
 
 
 terms = st.sampled_from(["car", "cars", "stock market", "bank", "vote"])
@@ -105,6 +128,10 @@ def test_bad_arguments_raise_errors_instead_of_crashing() -> None:
         speedups.collect({0: [(0, 1)]}, [[1]], [[]], {}, 10, ())  # spans_of lacks concept 0
     with pytest.raises(TypeError):
         speedups.judge({1}, {1: (1, False)}, {}, None, host_allowed, {}, 10, (), {})
+    with pytest.raises(IndexError):  # a concept without postings
+        speedups.add_postings(("car",), {}, [], [], 1, lambda term: 3)
+    with pytest.raises(ZeroDivisionError):
+        speedups.add_postings(("car",), {}, [], [], 1, lambda term: 1 / 0)
     with pytest.raises(ZeroDivisionError):  # an error in the host check reaches the caller
         entry = Entry(1, False, (0,), ("example.com",), ())
         speedups.judge({1}, {1: entry}, {0: [(0, 1)]}, "a.b", lambda *_: 1 / 0, {}, 10, (), {})

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from functools import lru_cache
 from pathlib import Path
 
 DEBIAN_WORDNET = Path("/usr/share/wordnet")
@@ -56,11 +57,19 @@ def data_dir() -> Path:
 
     The var dir is $WEBCLIP_VAR_DIR or <repo root>/var, the same default as the settings.
     """
-    configured = os.environ.get("WEBCLIP_NLTK_DATA")
+    return _data_dir(os.environ.get("WEBCLIP_NLTK_DATA"), os.environ.get("WEBCLIP_VAR_DIR"))
+
+
+# Every synonym lookup asks for the folder: resolving paths each time was a third of the
+# time spent compiling a new keyword list.
+_REPO_VAR = Path(__file__).resolve().parent.parent / "var"
+
+
+@lru_cache(maxsize=16)
+def _data_dir(configured: str | None, var_dir: str | None) -> Path:
     if configured:
         return Path(configured)
-    var_dir = os.environ.get("WEBCLIP_VAR_DIR") or Path(__file__).resolve().parent.parent / "var"
-    return Path(var_dir) / "nltk_data"
+    return Path(var_dir or _REPO_VAR) / "nltk_data"
 
 
 def wordnet_dir(root: Path) -> Path:

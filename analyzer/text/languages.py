@@ -78,6 +78,7 @@ _SAMPLE_CHARS = 4000
 _MIN_VOTES = 1.0
 
 
+@lru_cache(maxsize=256)  # asked for every stemmed word list: a pure function of a short string
 def language_code(language: str | None) -> str | None:
     """Return the supported ISO 639-1 code for a code, tag or Snowball name, else None."""
     if not language:

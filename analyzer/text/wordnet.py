@@ -37,7 +37,7 @@ def _synonyms(term: str, language: str, root: Path) -> tuple[str, ...]:
     """
     if language != "en" or not term:
         return ()
-    reader = wordnet_reader(root)
+    reader = _reader(root)
     with _lock:
         names = [
             lemma

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from analyzer import nltkdata
+from analyzer.nltkdata import data_dir
 from analyzer.text import TextDataMissing
 from analyzer.text.wordnet import wordnet_reader
 
@@ -85,3 +86,15 @@ def test_the_command_uses_the_environment_and_rejects_extra_arguments(tmp_path):
     bad = subprocess.run([*run, "a", "b"], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert bad.returncode == 2
     assert "Usage" in bad.stderr
+
+
+def test_the_data_folder_follows_the_environment_on_every_call(monkeypatch, tmp_path) -> None:
+    monkeypatch.delenv("WEBCLIP_NLTK_DATA", raising=False)
+    monkeypatch.delenv("WEBCLIP_VAR_DIR", raising=False)
+    assert data_dir() == Path(nltkdata.__file__).resolve().parent.parent / "var" / "nltk_data"
+    monkeypatch.setenv("WEBCLIP_VAR_DIR", str(tmp_path / "a"))
+    assert data_dir() == tmp_path / "a" / "nltk_data"
+    monkeypatch.setenv("WEBCLIP_VAR_DIR", str(tmp_path / "b"))
+    assert data_dir() == tmp_path / "b" / "nltk_data"
+    monkeypatch.setenv("WEBCLIP_NLTK_DATA", str(tmp_path / "c"))
+    assert data_dir() == tmp_path / "c"

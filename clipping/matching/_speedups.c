@@ -411,31 +411,6 @@ done:
     return result;
 }
 
-/* spans_of[concept] for every concept, then their merge: a new tuple. */
-static PyObject *
-merged_spans(PyObject *spans_of, PyObject *concepts, Py_ssize_t limit, const NewText *new_text)
-{
-    Py_ssize_t count = PyList_GET_SIZE(concepts);
-    PyObject *small[16];
-    PyObject **groups = count <= 16 ? small : PyMem_New(PyObject *, count);
-    if (groups == NULL)
-        return PyErr_NoMemory();
-    Py_ssize_t got = 0;
-    PyObject *result = NULL;
-    for (; got < count; got++) {
-        groups[got] = PyObject_GetItem(spans_of, PyList_GET_ITEM(concepts, got));
-        if (groups[got] == NULL)
-            goto done;
-    }
-    result = merge_groups(groups, count, limit, new_text);
-done:
-    for (Py_ssize_t i = 0; i < got; i++)
-        Py_DECREF(groups[i]);
-    if (groups != small)
-        PyMem_Free(groups);
-    return result;
-}
-
 PyDoc_STRVAR(merge_doc,
 "merge(groups, limit, new_text) -> tuple\n\n"
 "Return the first limit spans of the groups (tuples of spans in text order) in text order,\n"
@@ -471,31 +446,27 @@ PyDoc_STRVAR(spans_doc,
 "Return span_type(starts[first], ends[stop - 1], term) for the (first, stop) token ranges\n"
 "in where (in text order): the first limit, plus up to limit more in new_text.");
 
+/* span_type(starts[first], ends[stop - 1], term) for the (first, stop) ranges in where: the
+ * first limit, plus up to limit more in new text. A new tuple. */
 static PyObject *
-spans(PyObject *module, PyObject *args)
+build_spans(PyObject *where, PyObject *starts, PyObject *ends, PyObject *term,
+            PyTypeObject *span_type, Py_ssize_t limit, const NewText *new_text)
 {
-    PyObject *where, *starts, *ends, *term, *ranges;
-    PyTypeObject *span_type;
-    Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "O!O!O!UO!nO:spans", &PyList_Type, &where, &PyList_Type,
-                          &starts, &PyList_Type, &ends, &term, &PyType_Type, &span_type,
-                          &limit, &ranges))
-        return NULL;
-    if (!PyType_IsSubtype(span_type, &PyTuple_Type) || limit < 0) {
-        PyErr_SetString(PyExc_TypeError, "span_type must be a tuple type, limit >= 0");
+    if (!PyList_Check(where) || !PyList_Check(starts) || !PyList_Check(ends) ||
+        !PyUnicode_Check(term) || !PyType_IsSubtype(span_type, &PyTuple_Type) || limit < 0) {
+        PyErr_SetString(PyExc_TypeError,
+                        "spans need lists of places, starts and ends, a str term, a tuple type"
+                        " and a limit >= 0");
         return NULL;
     }
-    NewText new_text;
-    if (read_new_text(ranges, &new_text) < 0)
-        return NULL;
     Py_ssize_t count = PyList_GET_SIZE(where), tokens = PyList_GET_SIZE(starts);
     Py_ssize_t room = count < 2 * limit ? count : 2 * limit;
     PyObject *result = PyTuple_New(room);
     Py_ssize_t kept = 0, extra = 0;
     if (result == NULL)
-        goto error;
+        return NULL;
     for (Py_ssize_t i = 0; i < count && kept < room; i++) {
-        if (kept - extra >= limit && (new_text.count == 0 || extra >= limit))
+        if (kept - extra >= limit && (new_text->count == 0 || extra >= limit))
             break;
         Py_ssize_t first, stop;
         if (two_integers(PyList_GET_ITEM(where, i), &first, &stop) < 0)
@@ -509,7 +480,7 @@ spans(PyObject *module, PyObject *args)
             Py_ssize_t from = PyLong_AsSsize_t(start), to = PyLong_AsSsize_t(end);
             if ((from == -1 || to == -1) && PyErr_Occurred())
                 goto error;
-            if (!in_new_text(from, to, &new_text))
+            if (!in_new_text(from, to, new_text))
                 continue;
             extra++;
         }
@@ -524,14 +495,114 @@ spans(PyObject *module, PyObject *args)
         PyTuple_SET_ITEM(span, 2, term);
         PyTuple_SET_ITEM(result, kept++, span);
     }
-    free_new_text(&new_text);
     if (kept < room && _PyTuple_Resize(&result, kept) < 0)
         return NULL;
     return result;
 error:
-    free_new_text(&new_text);
-    Py_XDECREF(result); /* unset items are NULL, which tuple deallocation skips */
+    Py_DECREF(result); /* unset items are NULL, which tuple deallocation skips */
     return NULL;
+}
+
+static PyObject *
+spans(PyObject *module, PyObject *args)
+{
+    PyObject *where, *starts, *ends, *term, *ranges;
+    PyTypeObject *span_type;
+    Py_ssize_t limit;
+    if (!PyArg_ParseTuple(args, "OOOOO!nO:spans", &where, &starts, &ends, &term, &PyType_Type,
+                          &span_type, &limit, &ranges))
+        return NULL;
+    NewText new_text;
+    if (read_new_text(ranges, &new_text) < 0)
+        return NULL;
+    PyObject *result = build_spans(where, starts, ends, term, span_type, limit, &new_text);
+    free_new_text(&new_text);
+    return result;
+}
+
+/* ---- a page's spans per concept, built on first use ------------------------------------- */
+
+/* What building a found concept's spans takes: SpanBuilder.context, whose tuple owns them. */
+typedef struct {
+    PyObject *cache; /* the SpanBuilder: a dict, {concept: spans} built so far */
+    PyObject *found, *terms, *starts, *ends;
+    PyTypeObject *span_type;
+    Py_ssize_t limit; /* spans per concept */
+    const NewText *new_text;
+} Spans;
+
+static int
+read_spans(PyObject *cache, PyObject *context, const NewText *new_text, Spans *spans)
+{
+    if (!PyDict_Check(cache)) {
+        PyErr_SetString(PyExc_TypeError, "spans_of must be a dict");
+        return -1;
+    }
+    spans->cache = cache;
+    spans->new_text = new_text;
+    return PyArg_ParseTuple(context, "O!O!O!O!O!n;context must be (found, terms, starts, ends,"
+                            " span type, limit)", &PyDict_Type, &spans->found, &PyList_Type,
+                            &spans->terms, &PyList_Type, &spans->starts, &PyList_Type,
+                            &spans->ends, &PyType_Type, &spans->span_type, &spans->limit)
+               ? 0
+               : -1;
+}
+
+/* spans_of[concept], built and stored on first use: a new reference, NULL on error. */
+static PyObject *
+concept_spans(const Spans *spans, PyObject *concept)
+{
+    PyObject *built = PyDict_GetItemWithError(spans->cache, concept);
+    if (built != NULL)
+        return Py_NewRef(built);
+    if (PyErr_Occurred())
+        return NULL;
+    PyObject *where = PyDict_GetItemWithError(spans->found, concept);
+    if (where == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetObject(PyExc_KeyError, concept);
+        return NULL;
+    }
+    Py_ssize_t index = PyLong_AsSsize_t(concept);
+    if (index == -1 && PyErr_Occurred())
+        return NULL;
+    PyObject *term = index >= 0 && index < PyList_GET_SIZE(spans->terms)
+                         ? PyList_GET_ITEM(spans->terms, index)
+                         : NULL;
+    if (term == NULL || !PyTuple_Check(term) || PyTuple_GET_SIZE(term) < 1) {
+        PyErr_SetString(PyExc_IndexError, "a found concept has no compiled term");
+        return NULL;
+    }
+    built = build_spans(where, spans->starts, spans->ends, PyTuple_GET_ITEM(term, 0),
+                        spans->span_type, spans->limit, spans->new_text);
+    if (built != NULL && PyDict_SetItem(spans->cache, concept, built) < 0)
+        Py_CLEAR(built);
+    return built;
+}
+
+/* The spans of every concept, then their merge: a new tuple. */
+static PyObject *
+merged_spans(const Spans *spans, PyObject *concepts, Py_ssize_t limit)
+{
+    Py_ssize_t count = PyList_GET_SIZE(concepts);
+    PyObject *small[16];
+    PyObject **groups = count <= 16 ? small : PyMem_New(PyObject *, count);
+    if (groups == NULL)
+        return PyErr_NoMemory();
+    Py_ssize_t got = 0;
+    PyObject *result = NULL;
+    for (; got < count; got++) {
+        groups[got] = concept_spans(spans, PyList_GET_ITEM(concepts, got));
+        if (groups[got] == NULL)
+            goto done;
+    }
+    result = merge_groups(groups, count, limit, spans->new_text);
+done:
+    for (Py_ssize_t i = 0; i < got; i++)
+        Py_DECREF(groups[i]);
+    if (groups != small)
+        PyMem_Free(groups);
+    return result;
 }
 
 /* ---- the postings walk ------------------------------------------------------------------ */
@@ -597,18 +668,20 @@ walk_postings(PyObject *found, PyObject *simple, PyObject *judged_postings,
 }
 
 PyDoc_STRVAR(collect_doc,
-"collect(found, simple, judged, spans_of, limit, new_text) -> (matches, to_judge)\n\n"
-"Walk the found concepts' postings: every list in simple[concept] matches, with\n"
-"spans_of[concept] when one of its concepts was found, else the merge of its concepts'\n"
-"spans (see merge); the lists in judged[concept] are returned as a set to judge.");
+"collect(found, simple, judged, spans_of, context, limit, new_text) -> (matches, to_judge)\n\n"
+"Walk the found concepts' postings: every list in simple[concept] matches, with its\n"
+"concept's spans when one of its concepts was found, else the merge of its concepts' spans\n"
+"(see merge); the lists in judged[concept] are returned as a set to judge. A concept's\n"
+"spans are spans_of[concept], built there on first use from context (SpanBuilder.context).");
 
 static PyObject *
 collect(PyObject *module, PyObject *args)
 {
-    PyObject *found, *simple, *judged_postings, *spans_of, *ranges;
+    PyObject *found, *simple, *judged_postings, *spans_of, *context, *ranges;
     Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "O!O!O!OnO:collect", &PyDict_Type, &found, &PyList_Type,
-                          &simple, &PyList_Type, &judged_postings, &spans_of, &limit, &ranges))
+    if (!PyArg_ParseTuple(args, "O!O!O!OOnO:collect", &PyDict_Type, &found, &PyList_Type,
+                          &simple, &PyList_Type, &judged_postings, &spans_of, &context, &limit,
+                          &ranges))
         return NULL;
     if (limit < 0) {
         PyErr_SetString(PyExc_ValueError, "limit must not be negative");
@@ -617,26 +690,29 @@ collect(PyObject *module, PyObject *args)
     NewText new_text;
     if (read_new_text(ranges, &new_text) < 0)
         return NULL;
+    Spans spans;
     PyObject *concepts_of = PyDict_New();
     PyObject *judged = PySet_New(NULL);
     PyObject *matches = PyDict_New();
     PyObject *result = NULL;
     if (concepts_of == NULL || judged == NULL || matches == NULL)
         goto done;
+    if (read_spans(spans_of, context, &new_text, &spans) < 0)
+        goto done;
     if (walk_postings(found, simple, judged_postings, concepts_of, judged) < 0)
         goto done;
     Py_ssize_t position = 0;
     PyObject *list_id, *concepts;
     while (PyDict_Next(concepts_of, &position, &list_id, &concepts)) {
-        PyObject *spans;
+        PyObject *kept;
         if (PyList_GET_SIZE(concepts) == 1)
-            spans = PyObject_GetItem(spans_of, PyList_GET_ITEM(concepts, 0));
+            kept = concept_spans(&spans, PyList_GET_ITEM(concepts, 0));
         else
-            spans = merged_spans(spans_of, concepts, limit, &new_text);
-        if (spans == NULL)
+            kept = merged_spans(&spans, concepts, limit);
+        if (kept == NULL)
             goto done;
-        int failed = PyDict_SetItem(matches, list_id, spans);
-        Py_DECREF(spans);
+        int failed = PyDict_SetItem(matches, list_id, kept);
+        Py_DECREF(kept);
         if (failed)
             goto done;
     }
@@ -658,7 +734,7 @@ enum { POSITIVES, MATCH_ALL, CONCEPTS, SITES, EXCLUDED_SITES, ENTRY_SIZE };
  * of spans.judge. */
 static PyObject *
 judge_one(PyObject *entry, PyObject *found, PyObject *host, PyObject *host_allowed,
-          PyObject *spans_of, Py_ssize_t limit, const NewText *new_text)
+          const Spans *spans, Py_ssize_t limit)
 {
     if (!PyTuple_Check(entry) || PyTuple_GET_SIZE(entry) < ENTRY_SIZE ||
         !PyTuple_Check(PyTuple_GET_ITEM(entry, CONCEPTS)) ||
@@ -715,7 +791,7 @@ judge_one(PyObject *entry, PyObject *found, PyObject *host, PyObject *host_allow
             goto rejected;
     }
     if (matched == 1) {
-        result = PyObject_GetItem(spans_of, unique[0]);
+        result = concept_spans(spans, unique[0]);
         goto done;
     }
     PyObject *groups_small[16];
@@ -726,12 +802,12 @@ judge_one(PyObject *entry, PyObject *found, PyObject *host, PyObject *host_allow
     }
     Py_ssize_t got = 0;
     for (; got < distinct; got++) {
-        groups[got] = PyObject_GetItem(spans_of, unique[got]);
+        groups[got] = concept_spans(spans, unique[got]);
         if (groups[got] == NULL)
             break;
     }
     if (got == distinct)
-        result = merge_groups(groups, distinct, limit, new_text);
+        result = merge_groups(groups, distinct, limit, spans->new_text);
     for (Py_ssize_t i = 0; i < got; i++)
         Py_DECREF(groups[i]);
     if (groups != groups_small)
@@ -746,25 +822,29 @@ done:
 }
 
 PyDoc_STRVAR(judge_doc,
-"judge(list_ids, entries, found, host, host_allowed, spans_of, limit, new_text, matches)\n\n"
+"judge(list_ids, entries, found, host, host_allowed, spans_of, context, limit, new_text,\n"
+"      matches)\n\n"
 "Add to matches the spans of every list in list_ids that matches, as spans.judge decides:\n"
 "any or all of its terms found, no exclusion, host_allowed(host, sites, excluded) when it\n"
-"names sites. Lists missing from entries (removed meanwhile) are skipped.");
+"names sites. Lists missing from entries (removed meanwhile) are skipped. Spans as collect.");
 
 static PyObject *
 judge(PyObject *module, PyObject *args)
 {
-    PyObject *list_ids, *entries, *found, *host, *host_allowed, *spans_of, *ranges, *matches;
+    PyObject *list_ids, *entries, *found, *host, *host_allowed, *spans_of, *context, *ranges;
+    PyObject *matches;
     Py_ssize_t limit;
-    if (!PyArg_ParseTuple(args, "OO!O!OOOnOO!:judge", &list_ids, &PyDict_Type, &entries,
-                          &PyDict_Type, &found, &host, &host_allowed, &spans_of, &limit,
-                          &ranges, &PyDict_Type, &matches))
+    if (!PyArg_ParseTuple(args, "OO!O!OOOOnOO!:judge", &list_ids, &PyDict_Type, &entries,
+                          &PyDict_Type, &found, &host, &host_allowed, &spans_of, &context,
+                          &limit, &ranges, &PyDict_Type, &matches))
         return NULL;
     NewText new_text;
     if (read_new_text(ranges, &new_text) < 0)
         return NULL;
-    PyObject *iterator = PyObject_GetIter(list_ids);
-    if (iterator == NULL) {
+    Spans spans;
+    PyObject *iterator = NULL;
+    if (read_spans(spans_of, context, &new_text, &spans) < 0 ||
+        (iterator = PyObject_GetIter(list_ids)) == NULL) {
         free_new_text(&new_text);
         return NULL;
     }
@@ -773,13 +853,12 @@ judge(PyObject *module, PyObject *args)
     while (!failed && (list_id = PyIter_Next(iterator)) != NULL) {
         PyObject *entry = PyDict_GetItemWithError(entries, list_id);
         if (entry != NULL) {
-            PyObject *spans = judge_one(entry, found, host, host_allowed, spans_of, limit,
-                                        &new_text);
-            if (spans == NULL)
+            PyObject *kept = judge_one(entry, found, host, host_allowed, &spans, limit);
+            if (kept == NULL)
                 failed = 1;
-            else if (spans != Py_None && PyDict_SetItem(matches, list_id, spans) < 0)
+            else if (kept != Py_None && PyDict_SetItem(matches, list_id, kept) < 0)
                 failed = 1;
-            Py_XDECREF(spans);
+            Py_XDECREF(kept);
         }
         else if (PyErr_Occurred()) {
             failed = 1;
@@ -881,7 +960,7 @@ static struct PyModuleDef module = {
 };
 
 /* clipping/matching/native.py's API: raise both when a function's arguments change. */
-#define API 2
+#define API 3
 
 PyMODINIT_FUNC
 PyInit__speedups(void)

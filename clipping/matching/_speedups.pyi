@@ -1,6 +1,6 @@
 """Types of the C accelerator (clipping/matching/_speedups.c)."""
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 API: int
 
@@ -18,7 +18,8 @@ def collect(
     found: dict[int, list[tuple[int, int]]],
     simple: list[list[int]],
     judged: list[list[int]],
-    spans_of: Mapping[int, tuple],
+    spans_of: dict[int, tuple],
+    context: tuple,
     limit: int,
     new_text: Sequence[tuple[int, int]],
 ) -> tuple[dict[int, tuple], set[int]]: ...
@@ -38,7 +39,8 @@ def judge(
     found: dict[int, list[tuple[int, int]]],
     host: str | None,
     host_allowed: Callable[[str | None, tuple[str, ...], tuple[str, ...]], bool],
-    spans_of: Mapping[int, tuple],
+    spans_of: dict[int, tuple],
+    context: tuple,
     limit: int,
     new_text: Sequence[tuple[int, int]],
     matches: dict[int, tuple],

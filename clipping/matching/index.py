@@ -177,7 +177,13 @@ class KeywordIndex:
         spans_of = SpanBuilder(prepared, found, self._terms, new_text, self.accelerated)
         if self.accelerated:
             matches, judged = _speedups.collect(  # type: ignore[union-attr]
-                found, self._simple, self._judged, spans_of, MAX_SPANS_PER_LIST, new_text
+                found,
+                self._simple,
+                self._judged,
+                spans_of,
+                spans_of.context,
+                MAX_SPANS_PER_LIST,
+                new_text,
             )
         else:
             matches, judged = self._collect(found, spans_of)
@@ -190,6 +196,7 @@ class KeywordIndex:
                 host,
                 host_allowed,
                 spans_of,
+                spans_of.context,
                 MAX_SPANS_PER_LIST,
                 new_text,
                 matches,

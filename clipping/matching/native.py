@@ -13,7 +13,7 @@ from types import ModuleType
 log = logging.getLogger(__name__)
 
 # Raise with _speedups.c's API whenever a function's arguments or results change.
-API = 2
+API = 3
 
 
 def load() -> ModuleType | None:

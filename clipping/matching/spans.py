@@ -53,6 +53,15 @@ class SpanBuilder(dict[int, Spans]):
         super().__init__()
         self.prepared, self.found, self.terms, self.new_text = prepared, found, terms, new_text
         self.accelerated = accelerated and _speedups is not None
+        # What the C loops need to build a concept's spans themselves (see __missing__).
+        self.context = (
+            found,
+            terms,
+            prepared.starts,
+            prepared.ends,
+            MatchedSpan,
+            MAX_SPANS_PER_TERM,
+        )
         # For merging: each concept's spans as integers in text order, and their spans.
         self._ranks = _Ranks(self)
         self._span_of: dict[int, MatchedSpan] = {}

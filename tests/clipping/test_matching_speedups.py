@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from clipping.matching import KeywordIndex, ListSpec, MatchedSpan, NaiveMatcher, native
+from clipping.matching import (
+    CompiledTerm,
+    KeywordIndex,
+    ListSpec,
+    MatchedSpan,
+    NaiveMatcher,
+    native,
+)
 from clipping.matching import _speedups as speedups  # make test builds it: a failure if not
 from clipping.matching.index import _scan_space
 from clipping.matching.spans import MAX_SPANS_PER_LIST, Entry, capped, host_allowed
@@ -122,29 +129,64 @@ def test_bad_arguments_raise_errors_instead_of_crashing() -> None:
         speedups.spans([(0, 1)], [0], [3], "car", int, 10, ())  # spans must be tuples
     with pytest.raises(TypeError):
         speedups.scan(["stock", "market"], {}, {"stock": ["market"]}, {}, " ", {}, [], -1)
-    with pytest.raises(IndexError):
-        speedups.collect({7: [(0, 1)]}, [[1]], [[]], {}, 10, ())
-    with pytest.raises(KeyError):
-        speedups.collect({0: [(0, 1)]}, [[1]], [[]], {}, 10, ())  # spans_of lacks concept 0
+    found = {7: [(0, 1)]}
+    with pytest.raises(IndexError):  # a concept without postings
+        speedups.collect(found, [[1]], [[]], {}, context(found), 10, ())
+    with pytest.raises(TypeError):  # a context that is not SpanBuilder.context
+        speedups.collect(found, [[1]] * 8, [[]] * 8, {}, (found, []), 10, ())
+    with pytest.raises(IndexError):  # a found concept without its compiled term
+        speedups.collect(found, [[1]] * 8, [[]] * 8, {}, context(found), 10, ())
     with pytest.raises(TypeError):
-        speedups.judge({1}, {1: (1, False)}, {}, None, host_allowed, {}, 10, (), {})
+        speedups.judge({1}, {1: (1, False)}, {}, None, host_allowed, {}, context({}), 10, (), {})
     with pytest.raises(IndexError):  # a concept without postings
         speedups.add_postings(("car",), {}, [], [], 1, lambda term: 3)
     with pytest.raises(ZeroDivisionError):
         speedups.add_postings(("car",), {}, [], [], 1, lambda term: 1 / 0)
     with pytest.raises(ZeroDivisionError):  # an error in the host check reaches the caller
         entry = Entry(1, False, (0,), ("example.com",), ())
-        speedups.judge({1}, {1: entry}, {0: [(0, 1)]}, "a.b", lambda *_: 1 / 0, {}, 10, (), {})
+        found = {0: [(0, 1)]}
+        speedups.judge(
+            {1}, {1: entry}, found, "a.b", lambda *_: 1 / 0, {}, context(found), 10, (), {}
+        )
+
+
+def context(found: dict, terms: list | None = None) -> tuple:
+    """SpanBuilder.context for a text of ten tokens "w0 w1 ... w9" (3 characters each)."""
+    return (found, terms or [], list(range(0, 30, 3)), list(range(2, 30, 3)), MatchedSpan, 10)
 
 
 def test_judging_skips_lists_removed_meanwhile_and_keeps_the_rest() -> None:
-    span = MatchedSpan(0, 3, "car")
     entries = {1: Entry(1, False, (0,), (), ()), 2: Entry(1, False, (5,), (), ())}
+    found = {0: [(0, 1), (4, 6)]}
+    terms = [CompiledTerm("car", (("en", "car"),))]
     matches: dict = {}
+    spans_of: dict = {}
     speedups.judge(
-        [1, 2, 3], entries, {0: [(0, 1)]}, None, host_allowed, {0: (span,)}, 10, (), matches
+        [1, 2, 3],
+        entries,
+        found,
+        None,
+        host_allowed,
+        spans_of,
+        context(found, terms),
+        10,
+        (),
+        matches,
     )
-    assert matches == {1: (span,)}
+    assert matches == {1: (MatchedSpan(0, 2, "car"), MatchedSpan(12, 17, "car"))}
+    assert spans_of == {0: matches[1]}  # built once, kept for the page's other lists
+
+
+def test_spans_are_built_once_per_page_and_shared_by_lists() -> None:
+    found = {0: [(1, 2)], 1: [(0, 1), (3, 4)]}
+    terms = [CompiledTerm("vote", ()), CompiledTerm("bank", ())]
+    spans_of: dict = {}
+    matches, judged = speedups.collect(
+        found, [[1, 2], [2]], [[], [3]], spans_of, context(found, terms), 2, ()
+    )
+    assert judged == {3}
+    assert matches[1] is spans_of[0] == (MatchedSpan(3, 5, "vote"),)
+    assert matches[2] == (MatchedSpan(0, 2, "bank"), MatchedSpan(3, 5, "vote"))
 
 
 def test_repeated_calls_hold_no_references() -> None:
@@ -157,9 +199,18 @@ def test_repeated_calls_hold_no_references() -> None:
         speedups.merge([(span,), (span, span)], 2, [(0, 10**7)])
         speedups.spans([(0, 2)], [0, 6], [5, 12], term, MatchedSpan, 1, ())
         speedups.scan(sequence, concepts, follows, {}, " ", {}, [], 1)
-        speedups.collect(
-            {1: [(0, 1)], 0: [(0, 2)]}, [[5], [5]], [[], [6]], {0: (span,), 1: ()}, 3, ()
+        found = {1: [(0, 1)], 0: [(0, 2)]}
+        terms = [CompiledTerm(term, ()), CompiledTerm(term, ())]
+        speedups.collect(found, [[5], [5]], [[], [6]], {0: (span,)}, context(found, terms), 3, ())
+        entries = {6: Entry(2, True, (0, 1, 1), ("example.com",), ())}
+        speedups.judge(
+            {6}, entries, found, term, host_allowed, {0: (span,)}, context(found, terms), 3, (), {}
         )
+        speedups.judge(
+            {6}, entries, found, None, host_allowed, {}, context(found, terms), 3, (), {}
+        )
+        speedups.add_postings((term, span), {id(term): 0}, [term], [[], []], 7, lambda _: 1)
+    del found, terms, entries  # the last round's, which hold the term
     after = sys.getrefcount(span), sys.getrefcount(term), sys.getrefcount(concepts["stock"])
     assert after == before
 

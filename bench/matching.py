@@ -37,7 +37,7 @@ from matching_workload import (  # noqa: E402
 from analyzer.text import synonyms  # noqa: E402
 from clipping.matching import KeywordIndex, NaiveMatcher, compile_text, prepare_text  # noqa: E402
 from clipping.matching import compile as compiling  # noqa: E402
-from clipping.matching.compile import SEPARATOR, stem_space  # noqa: E402
+from clipping.matching.compile import SEPARATOR  # noqa: E402
 from clipping.matching.index import paused_gc  # noqa: E402
 from clipping.matching.text import PreparedText  # noqa: E402
 
@@ -139,15 +139,13 @@ def _compile(row: Row):
 
 def _fresh_worker(rows: list[Row], shared: dict) -> KeywordIndex:
     """Seed the line cache from the shared copies, compile every list, build the index."""
-    for row in rows:
-        local = compiling.line_cache(stem_space("en"), row.use_synonyms)
-        for line in row.terms.splitlines():
-            line = line.strip()
-            if line not in local:
-                # Our own bytes from a moment ago, as Django's Redis cache would hand them back.
-                local[line] = compiling.from_shared(
-                    pickle.loads(shared[("en", row.use_synonyms, line)])  # noqa: S301
-                )
+    texts = ((row.terms, "en", row.use_synonyms) for row in rows)
+    for (space, use_synonyms), (local, lines) in compiling.unknown_lines(texts).items():
+        for line in lines:
+            # Our own bytes from a moment ago, as Django's Redis cache would hand them back.
+            local[line] = compiling.from_shared(
+                pickle.loads(shared[(space, use_synonyms, line)])  # noqa: S301
+            )
     return KeywordIndex.build(_compile(row) for row in rows)
 
 

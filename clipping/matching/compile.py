@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
@@ -126,6 +127,32 @@ _interned: dict[CompiledTerm, CompiledTerm] = {}
 def line_cache(space: str, use_synonyms: bool) -> dict[str, CompiledLine]:
     """Return this process's compiled lines for one key space and synonym setting."""
     return _line_cache.setdefault((space, bool(use_synonyms)), {})
+
+
+def unknown_lines(
+    texts: Iterable[tuple[str, str, bool]],
+) -> dict[tuple[str, bool], tuple[dict[str, CompiledLine], set[str]]]:
+    """Return the lines of lists' stored texts that this process has not compiled yet.
+
+    texts are (terms, language, use_synonyms); the result maps each (space, use_synonyms)
+    to its line cache and its unknown lines. Sets do the work in C: a new worker asks this
+    for a million lines at start-up.
+    """
+    wanted: dict[tuple[str, bool], set[str]] = {}
+    for terms, language, use_synonyms in texts:
+        kind = (stem_space(language), bool(use_synonyms))
+        lines = wanted.get(kind)
+        if lines is None:
+            lines = wanted[kind] = set()
+        lines.update(map(str.strip, terms.splitlines()))
+    unknown = {}
+    for kind, lines in wanted.items():
+        local = line_cache(*kind)
+        lines.difference_update(local.keys())
+        lines.discard("")
+        if lines:
+            unknown[kind] = (local, lines)
+    return unknown
 
 
 def interned(line: CompiledLine) -> CompiledLine:

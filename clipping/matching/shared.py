@@ -30,9 +30,8 @@ from clipping.matching.compile import (
     CompiledList,
     compile_text,
     from_shared,
-    line_cache,
     shareable,
-    stem_space,
+    unknown_lines,
 )
 from clipping.matching.index import KeywordIndex, paused_gc
 from clipping.models import KeywordList
@@ -147,13 +146,10 @@ def _fetch_shared_lines(rows: list[Row]) -> dict[str, tuple[dict, str]]:
     The rest is {cache key: (local line cache, line)} for lines nobody shared yet.
     """
     missing = {}
-    for _, _, terms, language, use_synonyms, _ in rows:
-        space = stem_space(language)
-        local = line_cache(space, use_synonyms)
-        for line in terms.splitlines():
-            line = line.strip()
-            if line and line not in local:
-                missing[_line_key(space, use_synonyms, line)] = (local, line)
+    unknown = unknown_lines((terms, language, use) for _, _, terms, language, use, _ in rows)
+    for (space, use_synonyms), (local, lines) in unknown.items():
+        for line in lines:
+            missing[_line_key(space, use_synonyms, line)] = (local, line)
     keys = list(missing)
     for start in range(0, len(keys), _CHUNK):
         for key, value in cache.get_many(keys[start : start + _CHUNK]).items():

@@ -15,7 +15,9 @@ from clipping.matching import (
     compile_list,
     compile_text,
 )
+from clipping.matching import compile as compiling
 from clipping.matching import text as prepared_text
+from clipping.matching.compile import line_cache, unknown_lines
 from clipping.matching.text import stem_all
 from clipping.terms import TermSyntaxError, describe_expansions, parse_terms
 
@@ -294,3 +296,16 @@ def test_new_text_keeps_at_most_as_many_extra_spans_as_the_cap() -> None:
 
     assert found == NaiveMatcher(lists).match(text, new_text=new_text)
     assert len(found[1]) == 2 * MAX_SPANS_PER_TERM
+
+
+def test_unknown_lines_are_the_stripped_lines_this_process_has_not_compiled(monkeypatch) -> None:
+    monkeypatch.setattr(compiling, "_line_cache", {})  # this process's caches, from empty
+    compile_text(1, "car", "en", True)
+    texts = [(" car \nbank\n\n", "en", True), ("bank", "english", True), ("car", "en", False)]
+    unknown = unknown_lines([*texts, ('"x y"', "xx", True)])
+    assert unknown == {
+        ("en", True): (line_cache("en", True), {"bank"}),
+        ("en", False): (line_cache("en", False), {"car"}),
+        ("", True): (line_cache("", True), {'"x y"'}),  # a language nothing stems
+    }
+    assert unknown_lines([("car", "en", True)]) == {}

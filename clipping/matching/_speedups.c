@@ -582,9 +582,8 @@ concept_spans(const Spans *spans, PyObject *concept)
 
 /* The spans of every concept, then their merge: a new tuple. */
 static PyObject *
-merged_spans(const Spans *spans, PyObject *concepts, Py_ssize_t limit)
+merged_spans(const Spans *spans, PyObject *const *concepts, Py_ssize_t count, Py_ssize_t limit)
 {
-    Py_ssize_t count = PyList_GET_SIZE(concepts);
     PyObject *small[16];
     PyObject **groups = count <= 16 ? small : PyMem_New(PyObject *, count);
     if (groups == NULL)
@@ -592,7 +591,7 @@ merged_spans(const Spans *spans, PyObject *concepts, Py_ssize_t limit)
     Py_ssize_t got = 0;
     PyObject *result = NULL;
     for (; got < count; got++) {
-        groups[got] = concept_spans(spans, PyList_GET_ITEM(concepts, got));
+        groups[got] = concept_spans(spans, concepts[got]);
         if (groups[got] == NULL)
             goto done;
     }
@@ -708,7 +707,8 @@ collect(PyObject *module, PyObject *args)
         if (PyList_GET_SIZE(concepts) == 1)
             kept = concept_spans(&spans, PyList_GET_ITEM(concepts, 0));
         else
-            kept = merged_spans(&spans, concepts, limit);
+            kept = merged_spans(&spans, PySequence_Fast_ITEMS(concepts),
+                                PyList_GET_SIZE(concepts), limit);
         if (kept == NULL)
             goto done;
         int failed = PyDict_SetItem(matches, list_id, kept);
@@ -794,24 +794,7 @@ judge_one(PyObject *entry, PyObject *found, PyObject *host, PyObject *host_allow
         result = concept_spans(spans, unique[0]);
         goto done;
     }
-    PyObject *groups_small[16];
-    PyObject **groups = distinct <= 16 ? groups_small : PyMem_New(PyObject *, distinct);
-    if (groups == NULL) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    Py_ssize_t got = 0;
-    for (; got < distinct; got++) {
-        groups[got] = concept_spans(spans, unique[got]);
-        if (groups[got] == NULL)
-            break;
-    }
-    if (got == distinct)
-        result = merge_groups(groups, distinct, limit, spans->new_text);
-    for (Py_ssize_t i = 0; i < got; i++)
-        Py_DECREF(groups[i]);
-    if (groups != groups_small)
-        PyMem_Free(groups);
+    result = merged_spans(spans, unique, distinct, limit);
     goto done;
 rejected:
     result = Py_NewRef(Py_None);

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import socket
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,66 @@ CHROMIUM_ARGS = [
     "--disable-gpu",
 ]
 PASSWORD = "correct-horse-battery-9"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    drop_stale_test_databases()
+
+
+# config/settings.py names each test process's database after its pid (pytest-django adds the
+# xdist worker); the name never recurs, so one left behind is never dropped by a later run.
+_TEST_DATABASE = re.compile(r"test_webclip_(\d+)(?:_gw\d+)?")
+
+
+def drop_stale_test_databases() -> list[str]:
+    """Drop this machine's test databases whose process has exited; return their names.
+
+    A teardown that loses a race against a worker subprocess's connection ("database is being
+    accessed by other users") leaves its database behind; runs in progress keep theirs.
+    """
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    if db["ENGINE"] != "django.db.backends.postgresql":
+        return []
+    import psycopg
+    from psycopg import sql
+
+    params = {
+        "host": db["HOST"],
+        "port": db["PORT"],
+        "user": db["USER"],
+        "password": db["PASSWORD"],
+    }
+    dropped = []
+    with psycopg.connect(
+        dbname="postgres", autocommit=True, **{k: v for k, v in params.items() if v}
+    ) as connection:
+        rows = connection.execute(
+            "SELECT datname FROM pg_database WHERE datname LIKE 'test\\_webclip\\_%'"
+        ).fetchall()
+        for (name,) in rows:
+            found = _TEST_DATABASE.fullmatch(name)
+            if found is None or _process_alive(int(found.group(1))):
+                continue
+            try:
+                connection.execute(
+                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+                )
+            except psycopg.Error:
+                continue  # another run dropped it meanwhile
+            dropped.append(name)
+    return dropped
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # someone else's process
+    return True
 
 
 @contextmanager

@@ -4,10 +4,10 @@
  *
  * scan()    one key space: where each key occurs, given to the concepts holding the key
  * collect() the postings walk and every matched list's spans, first ones in text order
- * spans()   a found concept's spans
- * merge()   one list's spans from several concepts' spans
  * judge()   the lists with exclusions, sites or "all terms"
  * add_postings()  adding a list: its terms' concepts and postings
+ * spans(), merge()  the steps collect and judge take to build a concept's spans and to merge
+ *           a list's, exposed so that tests compare them with spans.py on generated input
  *
  * Spans are MatchedSpan tuples (start, end, term) ordered as tuples are.
  */

@@ -174,7 +174,7 @@ class KeywordIndex:
         found = self._scan(prepared, MAX_SPANS_PER_TERM if not new_text else -1)
         if not found:
             return {}
-        spans_of = SpanBuilder(prepared, found, self._terms, new_text, self.accelerated)
+        spans_of = SpanBuilder(prepared, found, self._terms, new_text)
         if self.accelerated:
             matches, judged = _speedups.collect(  # type: ignore[union-attr]
                 found,

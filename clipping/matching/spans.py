@@ -7,7 +7,6 @@ from itertools import chain
 from typing import NamedTuple
 
 from clipping.matching.compile import CompiledTerm
-from clipping.matching.native import speedups as _speedups
 from clipping.matching.text import MatchedSpan, PreparedText
 from clipping.terms import host_within
 
@@ -48,12 +47,11 @@ class SpanBuilder(dict[int, Spans]):
         found: Found,
         terms: list[CompiledTerm | None],
         new_text: NewText = (),
-        accelerated: bool = False,
     ):
         super().__init__()
         self.prepared, self.found, self.terms, self.new_text = prepared, found, terms, new_text
-        self.accelerated = accelerated and _speedups is not None
-        # What the C loops need to build a concept's spans themselves (see __missing__).
+        # What the C loops (index.py) need to build a concept's spans in this dict themselves,
+        # as __missing__ does here.
         self.context = (
             found,
             terms,
@@ -70,12 +68,6 @@ class SpanBuilder(dict[int, Spans]):
         starts, ends = self.prepared.starts, self.prepared.ends
         raw = self.terms[concept].raw  # type: ignore[union-attr]
         where = self.found[concept]
-        if self.accelerated:
-            spans = _speedups.spans(  # type: ignore[union-attr]
-                where, starts, ends, raw, MatchedSpan, MAX_SPANS_PER_TERM, self.new_text
-            )
-            self[concept] = spans
-            return spans
         if not self.new_text:
             where = where[:MAX_SPANS_PER_TERM]
         spans = tuple(
@@ -91,11 +83,8 @@ class SpanBuilder(dict[int, Spans]):
 
         Spans compare as (start, end, term); within a page that is the order of one integer
         per span (start, end, the term's rank on the page), so the merge sorts integers and
-        makes no span it does not keep. In C: a merge of the concepts' spans.
+        makes no span it does not keep.
         """
-        if self.accelerated:
-            groups = list(map(self.__getitem__, concepts))
-            return _speedups.merge(groups, MAX_SPANS_PER_LIST, self.new_text)  # type: ignore[union-attr]
         ranks = sorted(chain.from_iterable(map(self._ranks.__getitem__, concepts)))
         if not self.new_text:
             return tuple(map(self._span_of.__getitem__, ranks[:MAX_SPANS_PER_LIST]))

@@ -10,9 +10,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
 from email.message import EmailMessage
+from typing import TYPE_CHECKING
 
 import pytest
 from aiosmtpd.controller import Controller
+
+if TYPE_CHECKING:
+    import psycopg
 
 # Playwright's sync API keeps an event loop in the test thread; Django's ORM guard would refuse it.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -45,22 +49,13 @@ def drop_stale_test_databases() -> list[str]:
     """
     from django.conf import settings
 
-    db = settings.DATABASES["default"]
-    if db["ENGINE"] != "django.db.backends.postgresql":
+    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
         return []
     import psycopg
     from psycopg import sql
 
-    params = {
-        "host": db["HOST"],
-        "port": db["PORT"],
-        "user": db["USER"],
-        "password": db["PASSWORD"],
-    }
     dropped = []
-    with psycopg.connect(
-        dbname="postgres", autocommit=True, **{k: v for k, v in params.items() if v}
-    ) as connection:
+    with connect_server() as connection:
         rows = connection.execute(
             "SELECT datname FROM pg_database WHERE datname LIKE 'test\\_webclip\\_%'"
         ).fetchall()
@@ -76,6 +71,21 @@ def drop_stale_test_databases() -> list[str]:
                 continue  # another run dropped it meanwhile
             dropped.append(name)
     return dropped
+
+
+def connect_server(dbname: str = "postgres") -> psycopg.Connection:
+    """Connect, in autocommit, to a database on the tests' PostgreSQL server."""
+    import psycopg
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    params = {
+        "host": db["HOST"],
+        "port": db["PORT"],
+        "user": db["USER"],
+        "password": db["PASSWORD"],
+    }
+    return psycopg.connect(dbname=dbname, autocommit=True, **{k: v for k, v in params.items() if v})
 
 
 def _process_alive(pid: int) -> bool:

@@ -5,22 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 
-import psycopg
 from django.conf import settings
 from psycopg import sql
 
-from tests.conftest import drop_stale_test_databases
-
-
-def connect(dbname: str = "postgres") -> psycopg.Connection:
-    db = settings.DATABASES["default"]
-    params = {
-        "host": db["HOST"],
-        "port": db["PORT"],
-        "user": db["USER"],
-        "password": db["PASSWORD"],
-    }
-    return psycopg.connect(dbname=dbname, autocommit=True, **{k: v for k, v in params.items() if v})
+from tests.conftest import connect_server, drop_stale_test_databases
 
 
 def exited_pid() -> int:
@@ -34,10 +22,10 @@ def test_databases_of_exited_runs_are_dropped_and_the_others_kept() -> None:
     gone = f"test_webclip_{exited_pid()}_gw7"
     live = f"test_webclip_{os.getpid()}_gw97"  # a run in progress
     other = "test_webclip_keep_me"  # not a name the suite gives
-    with connect() as server:
+    with connect_server() as server:
         for name in (gone, live, other):
             server.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-        held = connect(gone)  # what a killed worker's connection does to a teardown
+        held = connect_server(gone)  # what a killed worker's connection does to a teardown
         try:
             dropped = drop_stale_test_databases()
             left = {row[0] for row in server.execute("SELECT datname FROM pg_database")}

@@ -8,9 +8,9 @@ Each leg runs in its own process too, so each gets a core and its own peak-memor
            obeyed, no politeness delay, CONCURRENT_REQUESTS and ..._PER_DOMAIN 16, its
            LinkExtractor and duplicate filter.
 - ours:    our fetcher (crawler.fetch: SSRF guard, robots.txt, caps, per-host gate; no delay,
-           global concurrency 16) with lxml link extraction, crawler.urls canonicalisation
+           global concurrency 16) with lxml link extraction, crawler.canonical canonicalisation
            and an in-memory breadth-first queue: the same job as the Scrapy spider.
-- store:   the real crawl run (crawler.crawl.crawl): fetch + Page Analyzer + storing pages,
+- store:   the real crawl run (crawler.run.loop.crawl): fetch + Page Analyzer + storing pages,
            versions and links in the database, in a dedicated database (DATABASE_URL's
            server, database "webclip_bench_crawl", created and dropped here).
 
@@ -164,8 +164,8 @@ def extract_hrefs(body: bytes, base: str) -> list[str]:
 
 def leg_ours(root: str) -> dict[str, float]:
     """Crawl with our fetcher and link extraction; return pages, seconds, peak memory."""
+    from crawler.canonical import BadURL, canonicalize, same_site
     from crawler.fetch import Fetcher, FetchPolicy, SiteRules
-    from crawler.urls import BadURL, canonicalize, same_site
 
     rules = SiteRules(crawl_delay=0, obey_robots=True, allow_private_network=True)
     hosts = ["127.0.0.1"]
@@ -221,8 +221,8 @@ def leg_store(root: str, total: int) -> dict[str, float]:
     settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = BENCH_DB
     connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
     try:
-        from crawler.crawl import crawl
         from crawler.models import Site
+        from crawler.run.loop import crawl
 
         site = Site.objects.create(
             name="Bench",

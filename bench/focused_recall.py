@@ -14,7 +14,7 @@ anchors name the topic (camera bags, lens care, webcams "for zoom calls"). The t
 The topic: the keywords camera, sensor, zoom, lens, megapixel. The targets: every page the
 validator accepts (checked offline on every page of the site), the denominator of recall.
 
-Every strategy runs through the real crawl loop (crawler.crawl.crawl: real fetcher, real
+Every strategy runs through the real crawl loop (crawler.run.loop.crawl: real fetcher, real
 analyzer, PostgreSQL) with the same budget; recall after 100, 250 and 500 fetches and the
 harvest rate (targets / fetched) come from the order of the fetches. Peers:
 
@@ -53,13 +53,13 @@ from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
 from analyzer import analyze  # noqa: E402
 from analyzer.text import stems, tokenize  # noqa: E402
-from crawler.crawl import crawl  # noqa: E402
 from crawler.models import Site  # noqa: E402
+from crawler.run.loop import crawl  # noqa: E402
 from crawler.strategies import PageObservation, Strategy, register  # noqa: E402
 from crawler.strategies.xcrawl import XCrawl, XCrawlHits, XCrawlPageRank  # noqa: E402
 from crawler.strategies.xcrawl.config import xcrawl_settings  # noqa: E402
+from crawler.strategies.xcrawl.validator import validate  # noqa: E402
 from crawler.topic import Topic, register_topic_provider  # noqa: E402
-from crawler.validator import validate  # noqa: E402
 from tests.crawler.servers import SiteServer  # noqa: E402
 from tests.crawler.xcrawl_site import TOPIC_WORDS, build_shop  # noqa: E402
 

@@ -1,6 +1,6 @@
 """Benchmark the hidden-web crawler on a local news archive reachable only through search.
 
-The site (tests/crawler/deepweb_site.py) runs on 127.0.0.1: 150 stories, 5 linked from the
+The site (tests/crawler/hiddenweb_site.py) runs on 127.0.0.1: 150 stories, 5 linked from the
 home page, the other 145 reachable only through a GET search (text box, section select with
 a default, sort select) or an advanced POST search laid out in a table (labels in other
 cells). Results come 10 a page with sort links, section facets, page links, related
@@ -76,8 +76,8 @@ def leg_peer(stories) -> dict:
     """A plain crawl run with the hidden-web pass off."""
     from django.test import override_settings
 
-    from crawler.crawl import crawl
-    from tests.crawler.deepweb_site import DeepWebSite
+    from crawler.run.loop import crawl
+    from tests.crawler.hiddenweb_site import DeepWebSite
 
     with DeepWebSite(stories) as web, override_settings(DEEPWEB_ENABLED=False):
         site = make_site(web, "peer")
@@ -99,9 +99,9 @@ def leg_hidden(stories, name: str, **overrides) -> dict:
     """The hidden-web pass on its own (search_now), with some settings changed."""
     from django.test import override_settings
 
-    from crawler.deepweb.runner import search_now
+    from crawler.hiddenweb.runner import search_now
     from crawler.topic import Topic
-    from tests.crawler.deepweb_site import DeepWebSite
+    from tests.crawler.hiddenweb_site import DeepWebSite
 
     topic = Topic(terms={t: 1.0 for t in TERMS}, queries={t: 1.0 for t in TERMS})
     with DeepWebSite(stories) as web, override_settings(**overrides):
@@ -137,7 +137,7 @@ def main() -> None:
     from django.conf import settings
     from django.db import connection
 
-    from tests.crawler.deepweb_site import build_stories
+    from tests.crawler.hiddenweb_site import build_stories
 
     settings.DEBUG = False
     settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = BENCH_DB

@@ -96,6 +96,7 @@ INSTALLED_APPS = [
     "accounts",
     "clipping",
     "crawler",
+    "ops",
 ]
 
 MIDDLEWARE = [
@@ -380,7 +381,7 @@ CRAWLER_CHROMIUM_PATH = env_str("CRAWLER_CHROMIUM_PATH", "/usr/bin/chromium")
 CRAWLER_RENDER_TIMEOUT = env_float("CRAWLER_RENDER_TIMEOUT", 20.0)
 CRAWLER_RENDER_CONCURRENCY = env_int("CRAWLER_RENDER_CONCURRENCY", 2, minimum=1)
 
-# --- Hidden web (crawler/deepweb/conf.py) -------------------------------------------------------
+# --- Hidden web (crawler/hiddenweb/conf.py) -------------------------------------------------------
 # Search forms searched with users' keywords during each crawl run (HiWE, He et al.): the least
 # rapidfuzz similarity of a form label to an LVS label, the ranking of value assignments (fuzzy,
 # average, probabilistic), Smax submissions per form per run, alpha fewest elements, the

@@ -11,6 +11,6 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("account/", include("accounts.urls")),
     path("mailbox/", mailbox, name="mailbox"),
-    path("ops/", include("clipping.ops.urls")),
+    path("ops/", include("ops.urls")),
     path("", include("clipping.urls")),
 ]

@@ -54,7 +54,7 @@ def render_site(site_id: int) -> int | None:
 @shared_task
 def render_page(page_id: int) -> int | None:
     """Render one script-shell page in the browser and store it; return the new version id."""
-    from crawler.crawl import render_page as render
+    from crawler.run.loop import render_page as render
 
     try:
         return render(page_id)
@@ -64,8 +64,8 @@ def render_page(page_id: int) -> int | None:
 
 
 def _crawl(site_id: int) -> int | None:
-    from crawler.crawl import crawl
-    from crawler.runs import CrawlAlreadyRunning
+    from crawler.run.claims import CrawlAlreadyRunning
+    from crawler.run.loop import crawl
 
     try:
         # Script shells found on the way are rendered by the render queue, not here.

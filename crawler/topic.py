@@ -29,7 +29,7 @@ class Topic:
     # Multi-word keywords as tuples of stems; a page matches one when all its stems occur.
     phrases: tuple[tuple[str, ...], ...] = ()
     # Users' keywords as they wrote them (keyword -> weight > 0): what site search boxes are
-    # given (crawler.deepweb); stems would find nothing in most sites' search engines.
+    # given (crawler.hiddenweb); stems would find nothing in most sites' search engines.
     queries: Mapping[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

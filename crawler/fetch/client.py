@@ -89,7 +89,7 @@ class Fetcher:
     ) -> FetchResult:
         """Submit a form body to `url` (POST, form-urlencoded) under the same checks as fetch.
 
-        For hidden-web search forms (crawler.deepweb), which never change state. A 301, 302
+        For hidden-web search forms (crawler.hiddenweb), which never change state. A 301, 302
         or 303 answer is followed with GET and no body, as browsers do.
         """
         headers = {"Content-Type": "application/x-www-form-urlencoded"}

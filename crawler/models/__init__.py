@@ -1,9 +1,9 @@
-"""Crawler models: monitored sites, their pages, versions and links (the web graph), and runs.
+"""Crawler models: sites, pages, versions, links, runs, and the models of xCrawl and hidden-web.
 
-Other parts of the crawler keep their models in their own modules (e.g. crawler/models_xcrawl.py,
-crawler/models_deepweb.py) and add one import line at the end of this file.
+One module per concern; this package imports each so that Django sees every model of the app.
 """
 
+from crawler.models import hiddenweb, xcrawl  # noqa: F401  (their models belong to this app)
 from crawler.models.pages import Link, Page, PageVersion
 from crawler.models.runs import RUN_COUNTERS, CrawlRun
 from crawler.models.site import Site, SiteQuerySet, _validate_http_url
@@ -18,7 +18,3 @@ __all__ = [
     "SiteQuerySet",
     "_validate_http_url",
 ]
-from crawler import (
-    models_deepweb,  # noqa: E402, F401 (hidden web: LVS table, search forms, queries)
-    models_xcrawl,  # noqa: E402, F401 (xCrawl: samples, site search, proposals)
-)

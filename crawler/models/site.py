@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 
-from crawler.urls import same_site
+from crawler.canonical import same_site
 
 # An allowed-hosts line: a name or IPv4 address ("*." or "." covers subdomains), or an IPv6
 # address in brackets; either with an optional port.
@@ -111,7 +111,7 @@ class Site(models.Model):
             if hosts and not same_site(url, hosts):
                 errors.setdefault("seed_urls", []).append(f"{url} is not on an allowed host.")
         for host in _lines(self.allowed_hosts):
-            # The forms crawler.urls.same_site reads: name or address, "*." or "." for
+            # The forms crawler.canonical.same_site reads: name or address, "*." or "." for
             # subdomains, an optional port.
             if not _HOST_ENTRY.fullmatch(host):
                 errors.setdefault("allowed_hosts", []).append(f"{host!r} is not a host name.")

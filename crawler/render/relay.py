@@ -16,13 +16,13 @@ from urllib.parse import urljoin, urlsplit
 
 import aiohttp
 
+from crawler.canonical import same_site
 from crawler.fetch.body import BodyError, CappedDecoder, encodings_of, parse_content_type
 from crawler.fetch.client import check_url
 from crawler.fetch.policy import FetchPolicy, SiteRules
 from crawler.fetch.reading import REDIRECT_STATUSES
 from crawler.fetch.result import FetchError
 from crawler.fetch.ssrf import Resolver, VettingResolver, refusal_in
-from crawler.urls import same_site
 
 # Request headers the browser sends that belong to its own connection, not to ours.
 _DROPPED_REQUEST = {"host", "connection", "keep-alive", "accept-encoding", "content-length"}

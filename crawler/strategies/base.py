@@ -1,9 +1,9 @@
 """The strategy seam: the run loop asks a strategy which URLs next and tells it what it saw.
 
-A strategy is a small object living for one crawl run. The loop (`crawler.crawl`) does:
+A strategy is a small object living for one crawl run. The loop (`crawler.run.loop`) does:
 
 1. `urls = strategy.next_urls(limit)` -> canonical URLs to fetch next (the strategy picks them
-   from the persisted frontier, `crawler.frontier.Frontier`, or from URLs it learnt itself);
+   from the persisted frontier, `crawler.run.frontier.Frontier`, or from URLs it learnt itself);
 2. fetches, analyses and stores each page, then calls `strategy.observe(observation)`;
 3. counts the page as relevant (harvest rate) when `strategy.accepts(observation)`;
 4. stops when the page budget is spent, when `strategy.stop_reason()` returns a reason, or when
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
-    from crawler.frontier import Frontier
     from crawler.models import CrawlRun, Site
+    from crawler.run.frontier import Frontier
     from crawler.topic import Topic
 
 # Page kinds as the analyzer names them; None when the page was not analysed (error, not HTML).

@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from crawler.crawl import crawl
 from crawler.hooks import register_page_handler, unregister_page_handler
 from crawler.models import CrawlRun, Link, Page, PageVersion
+from crawler.run.loop import crawl
 from tests.crawler.servers import Response, SiteServer
 from tests.crawler.sites import DynamicRoutes, article, hub, make_site, news_site
 

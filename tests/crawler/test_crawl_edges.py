@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from crawler.crawl import crawl
 from crawler.models import CrawlRun, Page, PageVersion
+from crawler.run.loop import crawl
 from crawler.strategies import PageObservation, Strategy, register
 from tests.crawler.servers import Response, SiteServer, gzip_bomb
 from tests.crawler.sites import article, hub, make_site, news_site

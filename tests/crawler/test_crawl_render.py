@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from crawler.crawl import crawl, render_page
 from crawler.models import Page, PageVersion
+from crawler.run.loop import crawl, render_page
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import Published, article, make_site
 

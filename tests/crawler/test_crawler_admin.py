@@ -9,10 +9,10 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from crawler.admin import RECENT_RUNS
-from crawler.crawl import crawl
+from crawler.admin.sites import RECENT_RUNS
+from crawler.canonical import same_site
 from crawler.models import CrawlRun, Page, PageVersion, Site
-from crawler.urls import same_site
+from crawler.run.loop import crawl
 from tests.conftest import make_user
 from tests.crawler import sites
 from tests.crawler.servers import SiteServer

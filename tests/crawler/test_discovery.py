@@ -6,7 +6,7 @@ import gzip
 
 import pytest
 
-from crawler.discovery import (
+from crawler.extract.feeds import (
     MAX_SITEMAP_BYTES,
     DiscoveryError,
     feed_links,

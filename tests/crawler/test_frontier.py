@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from crawler.frontier import Frontier
 from crawler.models import Page, Site
+from crawler.run.frontier import Frontier
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import sparse
 
-from crawler.graph import WebGraph, edge_weights, hits, node_weights, pagerank
+from crawler.strategies.xcrawl.graph import WebGraph, edge_weights, hits, node_weights, pagerank
 from crawler.strategies.xcrawl.weights import GraphWeights, Variant
 
 

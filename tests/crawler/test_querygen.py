@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from crawler.querygen import (
+from crawler.strategies.xcrawl.querygen import (
     QueryPlanner,
     Token,
     get_tokens,

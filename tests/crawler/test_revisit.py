@@ -8,7 +8,7 @@ from datetime import timedelta
 
 import pytest
 
-from crawler.revisit import HISTORY_LENGTH, change_rate, record_visit, revisit_interval
+from crawler.store.revisit import HISTORY_LENGTH, change_rate, record_visit, revisit_interval
 
 HOUR = 3600.0
 DAY = 86400.0

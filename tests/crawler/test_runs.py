@@ -7,9 +7,9 @@ import threading
 import pytest
 from django.db import IntegrityError, connection, transaction
 
-from crawler.crawl import crawl
 from crawler.models import CrawlRun
-from crawler.runs import CrawlAlreadyRunning, start_run
+from crawler.run.claims import CrawlAlreadyRunning, start_run
+from crawler.run.loop import crawl
 from crawler.tasks import crawl_site
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import article, hub, make_site

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from crawler.fetch import SiteRules
-from crawler.search import (
+from crawler.strategies.xcrawl.search import (
     SearchError,
     SearxngProvider,
     SiteSearchProvider,

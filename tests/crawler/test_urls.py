@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from crawler.urls import BadURL, canonicalize, excluded, is_trap, same_site
+from crawler.canonical import BadURL, canonicalize, excluded, is_trap, same_site
 
 NEXT_YEAR = datetime.now(UTC).year + 1
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from analyzer import analyze
+from crawler.strategies.xcrawl.validator import required_score, validate
 from crawler.topic import Topic
-from crawler.validator import required_score, validate
 
 CAMERAS = Topic(terms={"camera": 1.0, "sensor": 1.0, "zoom": 1.0, "len": 1.0})
 

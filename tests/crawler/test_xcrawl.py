@@ -11,10 +11,10 @@ from django.urls import reverse
 
 from analyzer import analyze
 from analyzer.text import stems
-from crawler.crawl import crawl
-from crawler.graph import WebGraph
 from crawler.models import CrawlRun, Page, Site
-from crawler.models_xcrawl import PageVerdict
+from crawler.models.xcrawl import PageVerdict
+from crawler.run.loop import crawl
+from crawler.strategies.xcrawl.graph import WebGraph
 from crawler.strategies.xcrawl.walk import Walk, authority_subtrees, links_in_subtrees
 from crawler.tasks import crawl_site, enqueue_crawl
 from crawler.topic import Topic, register_topic_provider
@@ -168,7 +168,7 @@ def test_admins_choose_xcrawl_per_site_and_it_runs_as_the_crawl_task_like_breadt
 
 
 def test_an_unfetched_page_weighs_the_mean_of_its_authority_estimate_and_its_pagerank():
-    from crawler.graph import pagerank
+    from crawler.strategies.xcrawl.graph import pagerank
     from crawler.strategies.xcrawl.weights import GraphWeights, Variant
 
     graph = WebGraph()  # home -> {list, other}; list -> {p1, p2, p3}; other -> {q}

@@ -104,9 +104,9 @@ REVIEW = """<!doctype html><html lang="en"><head><title>A camera review</title><
 @pytest.mark.django_db
 def test_an_xcrawl_run_on_a_browser_site_probes_the_seed_and_follows_a_hover_menu():
     from analyzer.text import stems
-    from crawler.crawl import crawl
     from crawler.models import Page
-    from crawler.models_xcrawl import PageVerdict
+    from crawler.models.xcrawl import PageVerdict
+    from crawler.run.loop import crawl
     from crawler.topic import Topic, register_topic_provider
     from tests.crawler.sites import make_site
 

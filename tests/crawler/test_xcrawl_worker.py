@@ -10,7 +10,7 @@ from django.db import transaction
 
 from analyzer.text import stems
 from crawler.models import CrawlRun, Site
-from crawler.models_xcrawl import PageVerdict
+from crawler.models.xcrawl import PageVerdict
 from crawler.tasks import enqueue_crawl
 from crawler.topic import Topic, register_topic_provider
 from tests.conftest import queue_worker

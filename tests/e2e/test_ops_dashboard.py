@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from clipping.models import Match
-from clipping.ops import views as ops_views
 from crawler.models import CrawlRun
+from ops import views as ops_views
 from tests.clipping.conftest import make_list, make_match, make_site
-from tests.clipping.ops_data import make_run, make_run_clips
 from tests.conftest import PASSWORD, make_user
+from tests.ops.ops_data import make_run, make_run_clips
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
-from crawler.crawl import crawl
 from crawler.models import CrawlRun, Site
-from crawler.runs import CrawlAlreadyRunning
+from crawler.run.claims import CrawlAlreadyRunning
+from crawler.run.loop import crawl
 from crawler.strategies import PageObservation, UnknownStrategy, strategy_names
 
 

@@ -8,11 +8,11 @@ from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from crawler.backend import FetchBackend, is_html
-from crawler.extract import extract
+from crawler.canonical import canonicalize
+from crawler.extract.page import extract
 from crawler.models import Site
-from crawler.storage import Fetched
-from crawler.urls import canonicalize
+from crawler.run.backend import FetchBackend, is_html
+from crawler.store.pages import Fetched
 
 
 class Command(BaseCommand):

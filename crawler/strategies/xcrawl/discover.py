@@ -17,12 +17,12 @@ from django.utils import timezone
 
 from crawler.fetch import SiteRules, fetch_url
 from crawler.models import Site
-from crawler.models_xcrawl import ProposedSite, SampleDocument, SearchEngine
-from crawler.querygen import QueryPlanner, topic_tokens
-from crawler.search import SearchError, SearchProvider, SearxngProvider
+from crawler.models.xcrawl import ProposedSite, SampleDocument, SearchEngine
 from crawler.strategies.xcrawl.config import XcrawlSettings, xcrawl_settings
+from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens
+from crawler.strategies.xcrawl.search import SearchError, SearchProvider, SearxngProvider
+from crawler.strategies.xcrawl.validator import validate
 from crawler.topic import Topic, get_topic
-from crawler.validator import validate
 
 logger = logging.getLogger(__name__)
 

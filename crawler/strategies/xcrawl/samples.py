@@ -7,7 +7,7 @@ import logging
 from django.utils import timezone
 
 from crawler.models import Site
-from crawler.models_xcrawl import SampleDocument
+from crawler.models.xcrawl import SampleDocument
 
 logger = logging.getLogger(__name__)
 

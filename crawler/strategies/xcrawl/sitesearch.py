@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from crawler.querygen import Query, QueryPlanner
-from crawler.search import parse_hit_count, result_links, search_url
+from crawler.strategies.xcrawl.querygen import Query, QueryPlanner
+from crawler.strategies.xcrawl.search import parse_hit_count, result_links, search_url
 
 
 @dataclass

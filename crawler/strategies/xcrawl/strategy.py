@@ -3,7 +3,7 @@
 Per run (the paper's per-site loop, on the stored graph of earlier runs):
 
 1. Topic: the site's keywords (crawler.topic) plus the TF-IDF tokens of its sample
-   documents; the validator (`crawler.validator`) accepts authorities.
+   documents; the validator (`crawler.strategies.xcrawl.validator`) accepts authorities.
 2. Known hubs and seeds due for a revisit are fetched first (new links appear there).
 3. GetAuthorities: when the site has a search (admin template, or a GET search form found on
    a seed), generated queries are searched there and their first results validated.
@@ -30,15 +30,16 @@ from django.db.models import Q
 from django.utils import timezone
 
 from analyzer.text import stems, tokenize
-from crawler.graph import WebGraph
 from crawler.models import Link, Page
-from crawler.models_xcrawl import PageVerdict, SiteSearch
-from crawler.querygen import QueryPlanner, topic_tokens, topic_with_tokens
-from crawler.search import find_search_template, is_search_url
+from crawler.models.xcrawl import PageVerdict, SiteSearch
 from crawler.strategies.base import PageObservation, Strategy, register
 from crawler.strategies.xcrawl.config import XcrawlSettings, xcrawl_settings
+from crawler.strategies.xcrawl.graph import WebGraph
+from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens, topic_with_tokens
 from crawler.strategies.xcrawl.samples import sample_texts
+from crawler.strategies.xcrawl.search import find_search_template, is_search_url
 from crawler.strategies.xcrawl.sitesearch import SiteSearchPhase
+from crawler.strategies.xcrawl.validator import Verdict, required_score, topic_affinity, validate
 from crawler.strategies.xcrawl.walk import (
     PageLink,
     Walk,
@@ -47,7 +48,6 @@ from crawler.strategies.xcrawl.walk import (
     links_in_subtrees,
 )
 from crawler.strategies.xcrawl.weights import GraphWeights, Variant
-from crawler.validator import Verdict, required_score, topic_affinity, validate
 
 logger = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from crawler.graph import WebGraph
+from crawler.strategies.xcrawl.graph import WebGraph
 
 # Weights closer than this (relative) are a tie, so float noise never breaks ties.
 _TIE = 1e-9

@@ -29,7 +29,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from crawler.graph import WebGraph, hits, node_weights, pagerank
+from crawler.strategies.xcrawl.graph import WebGraph, hits, node_weights, pagerank
 
 
 class Variant(StrEnum):

@@ -1,0 +1,86 @@
+"""Hidden-web admin: the LVS table (editable) and the forms found on sites (read only)."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet, SearchForm
+
+
+class LabelValueInline(admin.TabularInline):
+    model = LabelValue
+    extra = 3
+    fields = ["value", "weight"]
+
+
+@admin.register(LabelValueSet)
+class LabelValueSetAdmin(admin.ModelAdmin):
+    list_display = ["label", "source", "value_count", "language", "updated_at"]
+    list_filter = ["source", "language"]
+    search_fields = ["label", "aliases", "values__value"]
+    inlines = [LabelValueInline]
+    fields = ["label", "aliases", "source", "language"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[LabelValueSet]:
+        return super().get_queryset(request).prefetch_related("values")
+
+    @admin.display(description="values")
+    def value_count(self, row: LabelValueSet) -> int:
+        return len(row.values.all())
+
+
+class FormQueryInline(admin.TabularInline):
+    model = FormQuery
+    extra = 0
+    fields = ["keyword", "assignment", "submissions", "with_results", "last_submitted_at"]
+    readonly_fields = fields
+    can_delete = False
+    max_num = 0
+    ordering = ["-last_submitted_at"]
+
+
+@admin.register(SearchForm)
+class SearchFormAdmin(admin.ModelAdmin):
+    list_display = [
+        "action",
+        "method",
+        "site",
+        "status",
+        "reason",
+        "submissions",
+        "efficiency_percent",
+        "last_submitted_at",
+    ]
+    list_filter = ["status", "method", "site"]
+    search_fields = ["action", "page_url", "template"]
+    readonly_fields = [
+        "site",
+        "page_url",
+        "action",
+        "method",
+        "status",
+        "reason",
+        "template",
+        "query_arg",
+        "labels",
+        "uses_browser",
+        "probed_at",
+        "submissions",
+        "with_results",
+        "efficiency_percent",
+        "first_seen_at",
+        "last_seen_at",
+        "last_submitted_at",
+    ]
+    exclude = ["fingerprint", "empty_signatures"]
+    inlines = [FormQueryInline]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False  # forms are found by crawling, not typed in
+
+    @admin.display(description="submission efficiency")
+    def efficiency_percent(self, form: SearchForm) -> str:
+        value = form.efficiency
+        return "–" if value is None else f"{100 * value:.0f}%"

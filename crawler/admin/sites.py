@@ -1,0 +1,353 @@
+"""Crawler admin: sites with their crawl status, runs, and pages with their versions."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib import admin, messages
+from django.db import models
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
+
+from crawler.models import CrawlRun, Link, Page, PageVersion, Site
+from crawler.tasks import enqueue_crawl
+
+_LAST_RUN_FIELDS = (
+    "id",
+    "started_at",
+    "status",
+    "new",
+    "changed",
+    "errors",
+    "robots_skipped",
+    "fetched",
+    "relevant",
+)
+
+
+STORED_SHOWN = 50  # versions listed on a run's page
+RECENT_RUNS = 10  # runs shown on a site's page; the rest are one link away
+_RUN_COLUMNS = (
+    "Started",
+    "Took",
+    "Status",
+    "Strategy",
+    "Fetched",
+    "New",
+    "Changed",
+    "Unchanged",
+    "Errors",
+    "Robots-skipped",
+    "Harvest",
+    "Stopped",
+)
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.0f}%" if whole else "–"
+
+
+def _duration(run: CrawlRun) -> str:
+    if run.finished_at is None:
+        return "running"
+    seconds = int((run.finished_at - run.started_at).total_seconds())
+    return f"{seconds // 60} min {seconds % 60} s" if seconds >= 60 else f"{seconds} s"
+
+
+def _filtered(changelist: str, site: Site) -> str:
+    """Return the URL of an admin changelist filtered to one site."""
+    return f"{reverse(changelist)}?{urlencode({'site__id__exact': site.pk})}"
+
+
+@admin.register(Site)
+class SiteAdmin(admin.ModelAdmin):
+    list_display = [
+        "name",
+        "root_url",
+        "strategy",
+        "enabled",
+        "needs_browser",
+        "last_run",
+        "pages",
+        "last_new",
+        "last_changed",
+        "last_errors",
+        "last_robots_skipped",
+        "harvest_rate",
+        "next_crawl_at",
+    ]
+    list_filter = ["enabled", "strategy", "needs_browser"]
+    search_fields = ["name", "root_url"]
+    actions = ["crawl_now"]
+    readonly_fields = ["recent_runs"]
+    # A root URL typed without a scheme ("example.com") is taken as https, Django 6's default.
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    fieldsets = [
+        (None, {"fields": ["name", "root_url", "seed_urls", "allowed_hosts", "enabled"]}),
+        (
+            "Strategy",
+            {
+                "fields": [
+                    "strategy",
+                    "page_budget",
+                    "max_depth",
+                    "revisit_interval",
+                    "min_page_revisit",
+                    "max_page_revisit",
+                ]
+            },
+        ),
+        (
+            "Politeness and safety",
+            {
+                "fields": [
+                    "crawl_delay",
+                    "obey_robots",
+                    "exclude_patterns",
+                    "needs_browser",
+                    "allow_private_network",
+                ]
+            },
+        ),
+        ("Recent runs", {"fields": ["recent_runs"]}),
+    ]
+
+    def get_fieldsets(self, request: HttpRequest, obj: Site | None = None):  # type: ignore[no-untyped-def]
+        fieldsets = super().get_fieldsets(request, obj)
+        return fieldsets if obj is not None else fieldsets[:-1]
+
+    @admin.display(description="Runs")
+    def recent_runs(self, site: Site) -> str:
+        runs = list(site.runs.order_by("-started_at", "-id")[:RECENT_RUNS])
+        if not runs:
+            return "No runs yet."
+        rows = format_html_join(
+            "",
+            '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>'
+            "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    reverse("admin:crawler_crawlrun_change", args=[run.pk]),
+                    f"{run.started_at:%Y-%m-%d %H:%M}",
+                    _duration(run),
+                    run.get_status_display(),
+                    run.strategy,
+                    run.fetched,
+                    run.new,
+                    run.changed,
+                    run.unchanged,
+                    run.errors,
+                    run.robots_skipped,
+                    _percent(run.relevant, run.fetched),
+                    run.stop_reason or "–",
+                )
+                for run in runs
+            ),
+        )
+        head = format_html_join("", "<th>{}</th>", ((label,) for label in _RUN_COLUMNS))
+        total = site.runs.count()
+        pages = site.pages.fetched().count()
+        footer = format_html(
+            '<p>Showing the last {} of {} runs: <a href="{}">all runs of this site</a> · '
+            '<a href="{}">its {} fetched pages</a></p>',
+            len(runs),
+            total,
+            _filtered("admin:crawler_crawlrun_changelist", site),
+            _filtered("admin:crawler_page_changelist", site),
+            pages,
+        )
+        return format_html(
+            '<table class="crawl-runs"><thead><tr>{}</tr></thead><tbody>{}</tbody></table>{}',
+            head,
+            rows,
+            footer,
+        )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Site]:
+        last = CrawlRun.objects.filter(site=OuterRef("pk")).order_by("-started_at", "-id")
+        annotations = {f"last_{name}": Subquery(last.values(name)[:1]) for name in _LAST_RUN_FIELDS}
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(**annotations)
+            .annotate(
+                page_count=Count(
+                    "pages", filter=Q(pages__last_fetched_at__isnull=False), distinct=True
+                )
+            )
+        )
+
+    @admin.display(description="Last run", ordering="last_started_at")
+    def last_run(self, site: Site) -> str:
+        if not site.last_id:
+            return "never"
+        url = reverse("admin:crawler_crawlrun_change", args=[site.last_id])
+        started = f"{site.last_started_at:%Y-%m-%d %H:%M}"
+        return format_html('<a href="{}">{}</a> ({})', url, started, site.last_status)
+
+    @admin.display(description="Pages", ordering="page_count")
+    def pages(self, site: Site) -> str:
+        url = _filtered("admin:crawler_page_changelist", site)
+        return format_html('<a href="{}">{}</a>', url, site.page_count)
+
+    @admin.display(description="New")
+    def last_new(self, site: Site) -> int | None:
+        return site.last_new
+
+    @admin.display(description="Changed")
+    def last_changed(self, site: Site) -> int | None:
+        return site.last_changed
+
+    @admin.display(description="Errors")
+    def last_errors(self, site: Site) -> int | None:
+        return site.last_errors
+
+    @admin.display(description="Robots-skipped")
+    def last_robots_skipped(self, site: Site) -> int | None:
+        return site.last_robots_skipped
+
+    @admin.display(description="Harvest rate")
+    def harvest_rate(self, site: Site) -> str:
+        return _percent(site.last_relevant or 0, site.last_fetched or 0)
+
+    @admin.action(description="Crawl now")
+    def crawl_now(self, request: HttpRequest, queryset: QuerySet[Site]) -> None:
+        count = 0
+        for site in queryset:
+            enqueue_crawl(site)
+            count += 1
+        self.message_user(request, f"Queued a crawl of {count} site(s).", messages.SUCCESS)
+
+
+@admin.register(CrawlRun)
+class CrawlRunAdmin(admin.ModelAdmin):
+    list_display = [
+        "id",
+        "site",
+        "strategy",
+        "status",
+        "started_at",
+        "finished_at",
+        "fetched",
+        "new",
+        "changed",
+        "unchanged",
+        "errors",
+        "robots_skipped",
+        "rendered",
+        "harvest",
+        "stop_reason",
+    ]
+    list_filter = ["status", "strategy", "site"]
+    date_hierarchy = "started_at"
+    list_select_related = ["site"]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: CrawlRun | None = None) -> list[str]:
+        return [field.name for field in CrawlRun._meta.fields] + ["harvest", "stored_versions"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="Harvest rate")
+    def harvest(self, run: CrawlRun) -> str:
+        return _percent(run.relevant, run.fetched)
+
+    @admin.display(description="Versions stored")
+    def stored_versions(self, run: CrawlRun) -> str:
+        versions = list(
+            run.versions.select_related("page").order_by("-fetched_at", "-id")[:STORED_SHOWN]
+        )
+        if not versions:
+            return "None: this run stored no new or changed page."
+        rows = format_html_join(
+            "",
+            '<tr><td><a href="{}">{}</a></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>',
+            (
+                (
+                    reverse("admin:crawler_page_change", args=[version.page_id]),
+                    version.page.url,
+                    f"{version.fetched_at:%Y-%m-%d %H:%M:%S}",
+                    version.get_kind_display() or "–",
+                    "yes" if version.has_information else "no",
+                    "rendered" if version.rendered else "fetched",
+                )
+                for version in versions
+            ),
+        )
+        total = run.versions.count()
+        more = (
+            format_html("<p>The newest {} of {}.</p>", len(versions), total)
+            if total > len(versions)
+            else ""
+        )
+        return format_html(
+            "<table><thead><tr><th>Page</th><th>Fetched</th><th>Kind</th><th>Information</th>"
+            "<th>Body</th></tr></thead><tbody>{}</tbody></table>{}",
+            rows,
+            more,
+        )
+
+
+class VersionInline(admin.TabularInline):
+    model = PageVersion
+    extra = 0
+    max_num = 0
+    can_delete = False
+    fields = [
+        "fetched_at",
+        "status",
+        "kind",
+        "title",
+        "has_information",
+        "rendered",
+        "body_size",
+        "content_hash",
+    ]
+    readonly_fields = fields
+    ordering = ["-fetched_at", "-id"]
+
+
+class OutLinkInline(admin.TabularInline):
+    model = Link
+    fk_name = "from_page"
+    extra = 0
+    max_num = 0
+    can_delete = False
+    fields = ["target_url", "anchor", "area_kind", "area_path"]
+    readonly_fields = fields
+    verbose_name_plural = "Links"
+
+
+@admin.register(Page)
+class PageAdmin(admin.ModelAdmin):
+    list_display = [
+        "url",
+        "site",
+        "role",
+        "kind",
+        "depth",
+        "status",
+        "last_fetched_at",
+        "next_visit_at",
+        "version_count",
+        "error",
+    ]
+    list_filter = ["site", "role", "kind", "status"]
+    search_fields = ["url", "title"]
+    list_select_related = ["site"]
+    inlines = [VersionInline, OutLinkInline]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Page]:
+        return super().get_queryset(request).annotate(version_total=Count("versions"))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Page | None = None) -> list[str]:
+        return [field.name for field in Page._meta.fields]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="Versions", ordering="version_total")
+    def version_count(self, page: Page) -> int:
+        return page.version_total

@@ -1,0 +1,117 @@
+"""Turn a fetched body into what the crawler stores: kind, summary, links (with their areas).
+
+HTML goes through the Page Analyzer (the same path for rendered DOMs); sitemaps and feeds go
+through `crawler.extract.feeds` and are hubs by nature. Link URLs come out canonical.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from analyzer import analyze
+from analyzer.errors import AnalyzerError
+from analyzer.model import PageAnalysis
+from crawler.extract.feeds import DiscoveryError, feed_links, parse_feed, parse_sitemap
+from crawler.fetch.body import content_kind
+from crawler.store.pages import Extracted, Fetched
+from crawler.strategies.base import HUB, LinkRecord
+
+Canonical = Callable[[str], str]
+
+
+def extract(fetched: Fetched, canonical: Canonical) -> Extracted:
+    """Analyse a successfully fetched body and return its kind, summary and canonical links."""
+    base = fetched.final_url or fetched.url
+    kind = content_kind(fetched.content_type, fetched.body)
+    if kind == "sitemap" or fetched.body.startswith(b"\x1f\x8b"):  # sitemap.xml.gz
+        return _discovered(fetched, base, canonical, sitemap=True)
+    if kind == "feed":
+        return _discovered(fetched, base, canonical, sitemap=False)
+    if kind != "html":
+        return Extracted(summary={"kind": kind or "unknown"})
+    try:
+        analysis = analyze(fetched.body, base, declared_encoding=fetched.encoding)
+    except AnalyzerError as exc:
+        return Extracted(summary={"error": f"{type(exc).__name__}: {exc}"[:500]})
+    extracted = from_analysis(analysis, canonical)
+    extracted.feeds = [canonical(url) for url in feed_links(fetched.body, base)]
+    return extracted
+
+
+def from_analysis(analysis: PageAnalysis, canonical: Canonical) -> Extracted:
+    """Return the crawler's view of a Page Analyzer result."""
+    links = []
+    for link in analysis.links:
+        if link.nofollow:
+            continue  # the site asked crawlers not to follow it
+        url = _canonical_or_none(link.url, canonical)
+        if url:
+            links.append(
+                LinkRecord(
+                    url=url, anchor=link.text, area_path=link.area_path, area_kind=link.area_kind
+                )
+            )
+    return Extracted(
+        kind=analysis.kind,
+        title=analysis.title,
+        has_information=bool(analysis.informational_areas),
+        summary=summarize(analysis),
+        links=links,
+        encoding=analysis.encoding or "",
+        analysis=analysis,
+    )
+
+
+def summarize(analysis: PageAnalysis) -> dict[str, object]:
+    """Return the small JSON summary of an analysis kept with each version."""
+    return {
+        "kind": analysis.kind,
+        "kind_score": round(analysis.kind_score, 4),
+        "title": analysis.title,
+        "language": analysis.language,
+        "main_text_chars": len(analysis.main_text),
+        "links": len(analysis.links),
+        "informational_areas": [
+            {
+                "path": a.path,
+                "iv": round(a.iv, 2),
+                "chars": a.text_chars,
+                "title": a.title,
+                "teaser": a.teaser,
+            }
+            for a in analysis.informational_areas
+        ],
+        "hub_areas": [
+            {"path": a.path, "hv": a.hv, "links": a.link_count} for a in analysis.hub_areas
+        ],
+        "navigational_areas": [
+            {"path": a.path, "links": a.link_count} for a in analysis.navigational_areas
+        ],
+    }
+
+
+def _discovered(fetched: Fetched, base: str, canonical: Canonical, *, sitemap: bool) -> Extracted:
+    area = "sitemap" if sitemap else "feed"
+    try:
+        found = parse_sitemap(fetched.body, base) if sitemap else parse_feed(fetched.body, base)
+    except DiscoveryError as exc:
+        return Extracted(summary={"kind": area, "error": str(exc)[:500]})
+    links = [
+        LinkRecord(url=url, area_kind=area)
+        for url in (_canonical_or_none(u, canonical) for u in found.urls)
+        if url
+    ]
+    nested = [url for url in (_canonical_or_none(u, canonical) for u in found.sitemaps) if url]
+    return Extracted(
+        kind=HUB,
+        summary={"kind": area, "urls": len(links), "sitemaps": len(nested)},
+        links=links,
+        sitemaps=nested,
+    )
+
+
+def _canonical_or_none(url: str, canonical: Canonical) -> str | None:
+    try:
+        return canonical(url)
+    except ValueError:
+        return None

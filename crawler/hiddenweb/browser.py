@@ -1,0 +1,158 @@
+"""Chromium for forms: lay a form page out to read labels, and submit forms that need a browser.
+
+Layout needs no network: the page's HTML is set into a blank tab with every request
+aborted and scripts off, which is all HiWE's own layout engine did (no images, no style
+sheets). Submitting in the browser navigates for real, so requests are limited to the
+site's hosts and checked like the fetcher's (`crawler.fetch.check_url`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from crawler.fetch import SiteRules, check_url
+from crawler.sitesearch.labels import measure_forms
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-gpu",
+]
+TIMEOUT_MS = 20_000
+
+# Sets the filled values, then submits as a person pressing Enter would (requestSubmit runs
+# the form's validation and submit handlers, unlike form.submit()).
+FILL_AND_SUBMIT = """
+([index, pairs]) => {
+  const form = document.forms[index];
+  if (!form) return false;
+  for (const [name, value] of pairs) {
+    for (const el of form.querySelectorAll('[name]')) {
+      if (el.name !== name) continue;
+      const type = (el.type || '').toLowerCase();
+      if (type === 'radio' || type === 'checkbox') el.checked = el.value === value;
+      else if (el.tagName === 'SELECT') el.value = value;
+      else if (!['hidden', 'submit', 'button', 'image', 'reset'].includes(type)) el.value = value;
+    }
+  }
+  if (form.requestSubmit) form.requestSubmit(); else form.submit();
+  return true;
+}
+"""
+
+
+class BrowserError(RuntimeError):
+    """Chromium could not lay out or submit a form."""
+
+
+@dataclass
+class BrowserAnswer:
+    """What a form submitted in the browser led to."""
+
+    url: str
+    status: int | None
+    html: str
+
+
+class FormBrowser:
+    """One headless Chromium for a crawl run's form work; use as `async with`."""
+
+    def __init__(self, executable: str = CHROMIUM) -> None:
+        self.executable = executable
+        self._playwright: Any = None
+        self._browser: Any = None
+
+    async def __aenter__(self) -> FormBrowser:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def _chromium(self) -> Any:
+        if self._browser is None:
+            from playwright.async_api import Error, async_playwright
+
+            try:
+                self._playwright = await async_playwright().start()
+                self._browser = await self._playwright.chromium.launch(
+                    executable_path=self.executable, args=CHROMIUM_ARGS, headless=True
+                )
+            except Error as exc:
+                await self.close()
+                raise BrowserError(f"Chromium did not start: {exc}") from exc
+        return self._browser
+
+    async def form_labels(self, html: str, url: str) -> list[dict[str, str]]:
+        """Return visual labels (element name -> text) for each form of the page, in order."""
+        from playwright.async_api import Error
+
+        browser = await self._chromium()
+        context = await browser.new_context(java_script_enabled=False)
+        try:
+            page = await context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            await page.route("**/*", lambda route: route.abort())
+            await page.set_content(html, wait_until="domcontentloaded")
+            return await measure_forms(page)
+        except Error as exc:
+            raise BrowserError(f"{url}: laying out the forms failed: {exc}") from exc
+        finally:
+            await context.close()
+
+    async def submit(
+        self,
+        page_url: str,
+        form_index: int,
+        pairs: list[tuple[str, str]],
+        *,
+        hosts: list[str],
+        rules: SiteRules,
+    ) -> BrowserAnswer:
+        """Open the form's page, fill the form with `pairs`, submit it, return what came back."""
+        from playwright.async_api import Error
+
+        allowed = {h.lower() for h in hosts}
+
+        async def guard(route: Any) -> None:
+            url = route.request.url
+            host = (urlsplit(url).hostname or "").lower()
+            if host in allowed and check_url(url, rules) is None:
+                await route.continue_()
+            else:
+                await route.abort()
+
+        browser = await self._chromium()
+        context = await browser.new_context()
+        try:
+            page = await context.new_page()
+            page.set_default_timeout(TIMEOUT_MS)
+            await page.route("**/*", guard)
+            await page.goto(page_url, wait_until="load")
+            async with page.expect_navigation(wait_until="load") as navigation:
+                submitted = await page.evaluate(FILL_AND_SUBMIT, [form_index, pairs])
+                if not submitted:
+                    raise BrowserError(f"{page_url}: the page has no form #{form_index}.")
+            response = await navigation.value
+            return BrowserAnswer(
+                url=page.url,
+                status=response.status if response else None,
+                html=await page.content(),
+            )
+        except Error as exc:
+            raise BrowserError(f"{page_url}: submitting form #{form_index} failed: {exc}") from exc
+        finally:
+            await context.close()
+
+    async def close(self) -> None:
+        """Close Chromium and Playwright."""
+        browser, playwright = self._browser, self._playwright
+        self._browser = self._playwright = None
+        if browser is not None:
+            await browser.close()
+        if playwright is not None:
+            await playwright.stop()

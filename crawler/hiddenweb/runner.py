@@ -1,0 +1,343 @@
+"""Hidden-web crawling inside a crawl run: search every user's keywords on a site's forms.
+
+`search_site` runs once per crawl run, in the crawl thread, with the run's fetch backend:
+
+1. The users' keywords (the site's topic's queries) become the LVS row "search"; without
+   any the pass ends before its first request. The stored row is for admins to read: the
+   run matches forms against its own topic's keywords, so runs of other sites with other
+   lists never swap them.
+2. Each seed page's forms are analysed (He et al.: the main search form is on the home
+   page for 99 of 100 sites). Forms that change state are refused and recorded; the rest
+   get visual labels from Chromium when the DOM leaves an element unlabelled, teach their
+   finite domains to the LVS table, and are matched against it.
+3. Each submittable form is probed, then submitted with at most Smax assignments, never
+   tried first, then the least recently tried (`crawler.hiddenweb.session`).
+4. Result links enter the frontier one level below the form's page and are fetched and
+   analysed like any page, through the run loop's own handler when one is given.
+5. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS):
+   what it found and did not fetch waits in the frontier for the links crawl.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.utils import timezone
+
+from crawler.conf import crawler_settings
+from crawler.hiddenweb.assignments import best_assignments, plan_form
+from crawler.hiddenweb.conf import DeepWebSettings, deepweb_settings
+from crawler.hiddenweb.lvs import with_keywords
+from crawler.hiddenweb.requester import Call, Requester
+from crawler.hiddenweb.responses import boilerplate
+from crawler.hiddenweb.safety import refusal
+from crawler.hiddenweb.secondlevel import page_links
+from crawler.hiddenweb.session import FormContext, FormOutcome, FormSearch
+from crawler.hiddenweb.store import (
+    fingerprint,
+    learn_domains,
+    load_table,
+    order_by_staleness,
+    record_form,
+    sync_keywords,
+)
+from crawler.hiddenweb.urltemplate import template_for
+from crawler.models import Page, Site
+from crawler.models.hiddenweb import SearchForm
+from crawler.run import step as pipeline
+from crawler.run.backend import FetchBackend, open_backend
+from crawler.run.frontier import Frontier
+from crawler.sitesearch.analysis import Form, FormParseError, analyze_forms
+from crawler.store.pages import Fetched
+from crawler.topic import Topic, get_topic
+
+logger = logging.getLogger(__name__)
+
+Handle = Callable[[Page, Fetched], object]
+# Assignments ranked per form before the least recently tried Smax are chosen.
+CANDIDATES_PER_SUBMISSION = 10
+
+
+@dataclass
+class HiddenWebReport:
+    """What one run's hidden-web pass did on a site."""
+
+    forms: list[FormOutcome] = field(default_factory=list)
+    result_urls: list[str] = field(default_factory=list)  # canonical, admitted to the frontier
+    followed: int = 0  # result pages fetched and stored through the run loop
+    requests: int = 0  # form pages, probes, submissions, list pages, second-level pages
+    skipped: str = ""  # why nothing was searched ("disabled", "no keywords"...)
+
+    @property
+    def submissions(self) -> int:
+        return sum(f.submissions for f in self.forms)
+
+    @property
+    def with_results(self) -> int:
+        return sum(f.with_results for f in self.forms)
+
+    @property
+    def efficiency(self) -> float | None:
+        """Return the share of this run's submissions that returned results."""
+        return self.with_results / self.submissions if self.submissions else None
+
+    def refused(self) -> dict[str, str]:
+        """Return action -> reason for every form the crawler would not submit."""
+        return {f.action: f.reason for f in self.forms if f.status == SearchForm.Status.REFUSED}
+
+
+def search_site(
+    site: Site,
+    frontier: Frontier,
+    *,
+    call: Call,
+    backend: FetchBackend,
+    topic: Topic | None = None,
+    handle: Handle | None = None,
+    budget: Callable[[], int] | None = None,
+    settings: DeepWebSettings | None = None,
+    rng: random.Random | None = None,
+    now: datetime | None = None,
+    deadline: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> HiddenWebReport:
+    """Search the site's forms with every user's keywords; fetch and store what they find.
+
+    `call` runs a coroutine on the run's fetching loop; `handle(page, fetched)` stores a
+    fetched result page (the run loop's handler; default `crawler.run.step.process`);
+    `budget()` says how many more pages the run may fetch; past `deadline` (a `clock()`
+    value, time.monotonic() by default; default: DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS
+    from now) no request is sent and the pass ends with what it has.
+    """
+    settings = settings or deepweb_settings()
+    if not settings.enabled:
+        return HiddenWebReport(skipped="disabled")
+    topic = topic if topic is not None else get_topic(site)
+    sync_keywords(topic.queries)
+    if not topic.queries:
+        return HiddenWebReport(skipped="no keywords")
+    if deadline is None:
+        deadline = clock() + crawler_settings().run_seconds * settings.time_share
+    requester = Requester(
+        backend, call, needs_browser=site.needs_browser, deadline=deadline, clock=clock
+    )
+    runner = _SiteSearch(
+        site,
+        frontier,
+        requester,
+        settings,
+        queries=topic.queries,
+        language=topic.language,
+        rng=rng or random.Random(),  # noqa: S311 (probe words, not secrets)
+        now=now or timezone.now(),
+    )
+    try:
+        report = runner.search()
+        if settings.result_depth > 0:
+            report.followed = _follow(site, frontier, runner.results, requester, handle, budget)
+    finally:
+        runner.requester.close()
+    report.requests = runner.requester.requests
+    return report
+
+
+def search_now(site: Site, **options: object) -> HiddenWebReport:
+    """Run the hidden-web pass on its own, outside a crawl run (commands, benches, tests).
+
+    The fetching loop runs in this thread between database calls, which never overlap it.
+    """
+    loop = asyncio.new_event_loop()
+    try:
+        backend = loop.run_until_complete(open_backend(site))
+        try:
+            return search_site(
+                site,
+                Frontier(site),
+                call=loop.run_until_complete,
+                backend=backend,
+                **options,  # type: ignore[arg-type]
+            )
+        finally:
+            loop.run_until_complete(backend.aclose())
+    finally:
+        loop.close()
+
+
+class _SiteSearch:
+    """The form work of one run on one site."""
+
+    def __init__(
+        self,
+        site: Site,
+        frontier: Frontier,
+        requester: Requester,
+        settings: DeepWebSettings,
+        *,
+        queries: Mapping[str, float],
+        language: str,
+        rng: random.Random,
+        now: datetime,
+    ) -> None:
+        self.site = site
+        self.frontier = frontier
+        self.requester = requester
+        self.settings = settings
+        self.queries = dict(queries)
+        self.language = language
+        self.rng = rng
+        self.now = now
+        self.hosts = frozenset(site.host_list())
+        self.report = HiddenWebReport()
+        self.done: set[str] = set()  # fingerprints searched this run (a header form repeats)
+        self.results: dict[str, int] = {}  # canonical result URL -> depth
+
+    def search(self) -> HiddenWebReport:
+        """Analyse and search the forms of every seed page."""
+        for url in self.site.seeds():
+            if self.requester.expired():
+                break
+            answer = self.requester.get(url)
+            if not answer.ok:
+                logger.info("Hidden web: %s could not be read (%s)", url, answer.error)
+                continue
+            try:
+                forms = analyze_forms(answer.html, answer.url)
+            except FormParseError as exc:
+                logger.info("Hidden web: %s", exc)
+                continue
+            forms = self._labelled(forms, answer.html, answer.url)
+            context = FormContext(
+                boilerplate=boilerplate(answer.html, answer.url),
+                known_links=frozenset(link.url for link in page_links(answer.html, answer.url)),
+                hosts=self.hosts,
+            )
+            depth = self._depth(url)
+            for form in forms:
+                key = fingerprint(form)
+                if key not in self.done:
+                    self.done.add(key)
+                    self._form(form, context, depth)
+        self.report.result_urls = list(self.results)
+        return self.report
+
+    def _labelled(self, forms: list[Form], html: str, url: str) -> list[Form]:
+        """Give unlabelled elements of forms worth filling their visual labels."""
+        wanted = [f for f in forms if f.unlabelled() and refusal(f) is None]
+        if not wanted or not self.settings.browser_labels or self.requester.expired():
+            return forms
+        layouts = self.requester.visual_labels(html, url)
+        if layouts is None or len(layouts) != len(forms):
+            return forms
+        return [form.with_labels(labels) for form, labels in zip(forms, layouts, strict=True)]
+
+    def _form(self, form: Form, context: FormContext, depth: int) -> None:
+        reason = refusal(form)
+        if reason is not None:
+            record, _ = record_form(
+                self.site, form, status=SearchForm.Status.REFUSED, reason=reason
+            )
+            self.report.forms.append(
+                FormOutcome(form.action, form.method, record.status, reason, record.id)
+            )
+            return
+        first_sighting = not SearchForm.objects.filter(
+            site=self.site, fingerprint=fingerprint(form)
+        ).exists()
+        if first_sighting:
+            learn_domains(form, self.language)
+        plan = plan_form(
+            form,
+            with_keywords(load_table(), self.queries),
+            threshold=self.settings.label_threshold,
+            alpha=self.settings.alpha,
+            language=self.language,
+        )
+        if not plan.submittable:
+            record, _ = record_form(
+                self.site, form, status=SearchForm.Status.UNMATCHED, reason=plan.reason, plan=plan
+            )
+            self.report.forms.append(
+                FormOutcome(form.action, form.method, record.status, plan.reason, record.id)
+            )
+            return
+        record, _ = record_form(
+            self.site,
+            form,
+            status=SearchForm.Status.SEARCH,
+            template=template_for(plan),
+            plan=plan,
+            uses_browser=self.site.needs_browser and form.method == "POST",
+        )
+        limit = self.settings.smax * CANDIDATES_PER_SUBMISSION
+        candidates = best_assignments(plan, self.settings.ranking, limit)
+        chosen = order_by_staleness(record, candidates)[: self.settings.smax]
+        search = FormSearch(
+            self.requester, self.settings, plan, record, context, rng=self.rng, now=self.now
+        )
+        if chosen:
+            search.probe()
+        outcome = search.submit_all(chosen)
+        self.report.forms.append(outcome)
+        for url in outcome.results:
+            canonical = self.frontier.canonical(url)
+            self.results.setdefault(canonical, depth + 1)
+
+    def _depth(self, url: str) -> int:
+        canonical = self.frontier.canonical(url)
+        found = Page.objects.filter(site=self.site, url=canonical).values_list("depth", flat=True)
+        return next(iter(found), 0)
+
+
+def _follow(
+    site: Site,
+    frontier: Frontier,
+    results: dict[str, int],
+    requester: Requester,
+    handle: Handle | None,
+    budget: Callable[[], int] | None,
+) -> int:
+    """Fetch and store result pages not fetched yet (or due again); return how many.
+
+    Already known, fresh pages are left to the crawl's revisit schedule.
+    """
+    if not results:
+        return 0
+    now = timezone.now()
+    ids: dict[str, int] = {}
+    for depth in sorted(set(results.values())):
+        ids |= frontier.add([u for u, d in results.items() if d == depth], depth=depth, now=now)
+    urls = list(results)
+    pages = {
+        p.url: p
+        for p in Page.objects.filter(id__in=list(ids.values())).select_related("site")
+        if p.last_fetched_at is None or (p.next_visit_at is not None and p.next_visit_at <= now)
+    }
+    wanted = [u for u in urls if u in pages and u not in frontier.taken]
+    followed = 0
+    for url in wanted:
+        if (budget is not None and budget() <= 0) or requester.expired():
+            break
+        frontier.take([url])
+        page = pages[url]
+        fetched = requester.call(
+            pipeline.fetch_page(
+                requester.backend,
+                page.url,
+                etag=page.etag,
+                last_modified=page.last_modified,
+                needs_browser=site.needs_browser,
+                render_shells="off",
+            )
+        )
+        if handle is not None:
+            handle(page, fetched)
+        else:
+            pipeline.process(frontier, None, page, fetched)
+        followed += 1
+    return followed

@@ -1,0 +1,191 @@
+"""The LVS manager and the form records: what the hidden-web crawler reads and writes.
+
+Runs in the crawl thread (database), never on the fetching event loop.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from datetime import datetime
+
+from django.db import transaction
+from django.db.models import F, Value
+from django.db.models.functions import Least
+from django.utils import timezone
+
+from crawler.hiddenweb.assignments import Assignment, Plan
+from crawler.hiddenweb.lvs import KEYWORD_ALIASES, KEYWORD_LABEL, LEARNED, LabelValues
+from crawler.hiddenweb.responses import EmptyPageModel
+from crawler.hiddenweb.urltemplate import SearchTemplate
+from crawler.models import Site
+from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet, SearchForm
+from crawler.sitesearch.analysis import Form
+
+# Values learnt from crawled forms are trusted less than an admin's or users' (HiWE 5.5);
+# each new sighting on another form adds a little, never reaching human confidence.
+LEARNED_WEIGHT = 0.5
+LEARNED_STEP = 0.1
+LEARNED_MAX = 0.9
+
+
+def load_table() -> list[LabelValues]:
+    """Return every LVS row with its values, as the matcher uses them."""
+    rows = []
+    for row in LabelValueSet.objects.prefetch_related("values").order_by("id"):
+        values = tuple((v.value, v.weight) for v in row.values.all())
+        rows.append(
+            LabelValues(row.label, values, tuple(row.alias_list()), row.source, row_id=row.id)
+        )
+    return rows
+
+
+def sync_keywords(queries: Mapping[str, float]) -> LabelValueSet:
+    """Make the users' row hold exactly the users' keywords, the heaviest with weight 1.
+
+    Admins may edit the row's aliases; its values follow the keyword lists.
+    """
+    top = max(queries.values(), default=0.0)
+    wanted = {q.strip(): (w / top if top else 1.0) for q, w in queries.items() if q.strip()}
+    with transaction.atomic():
+        row, _ = LabelValueSet.objects.get_or_create(
+            label=KEYWORD_LABEL,
+            source=LabelValueSet.Source.USERS,
+            defaults={"aliases": "\n".join(KEYWORD_ALIASES)},
+        )
+        row.values.exclude(value__in=list(wanted)).delete()
+        existing = {v.value: v for v in row.values.all()}
+        for value, weight in wanted.items():
+            found = existing.get(value)
+            if found is None:
+                LabelValue.objects.create(row=row, value=value[:500], weight=round(weight, 6))
+            elif abs(found.weight - weight) > 1e-6:
+                LabelValue.objects.filter(id=found.id).update(weight=round(weight, 6))
+        LabelValueSet.objects.filter(id=row.id).update(updated_at=timezone.now())
+    return row
+
+
+def learn_domains(form: Form, language: str = "en") -> int:
+    """Add a newly seen form's finite domains to LVS rows learnt from crawling.
+
+    HiWE 5.5: a select labelled "Section" teaches the values a text box labelled "Section"
+    on another form may take. Values already learnt from another form gain LEARNED_STEP,
+    up to LEARNED_MAX. Call once per form (its first sighting); returns the values added.
+    """
+    added = 0
+    for element in form.finite_elements:
+        label = (element.label or "").strip()[:200]
+        values = list(
+            dict.fromkeys(o.text.strip()[:500] for o in element.options if o.text.strip())
+        )
+        if not label or not values:
+            continue
+        with transaction.atomic():
+            row, _ = LabelValueSet.objects.get_or_create(
+                label=label, source=LEARNED, defaults={"language": language}
+            )
+            known = set(row.values.filter(value__in=values).values_list("value", flat=True))
+            row.values.filter(value__in=known, weight__lt=LEARNED_MAX).update(
+                weight=Least(F("weight") + LEARNED_STEP, Value(LEARNED_MAX))
+            )
+            fresh = [v for v in values if v not in known]
+            LabelValue.objects.bulk_create(
+                [LabelValue(row=row, value=v, weight=LEARNED_WEIGHT) for v in fresh],
+                ignore_conflicts=True,
+            )
+            added += len(fresh)
+    return added
+
+
+def fingerprint(form: Form) -> str:
+    """Return a hash naming a form by where it goes and what it asks (not by its page)."""
+    shape = [form.method, form.action, sorted((e.name, e.kind) for e in form.elements)]
+    return hashlib.sha256(json.dumps(shape).encode()).hexdigest()
+
+
+def record_form(
+    site: Site,
+    form: Form,
+    *,
+    status: str,
+    reason: str = "",
+    template: SearchTemplate | None = None,
+    plan: Plan | None = None,
+    uses_browser: bool = False,
+) -> tuple[SearchForm, bool]:
+    """Upsert the record of a form found on `site`; return it and whether it was new."""
+    labels = {e.name: e.label for e in form.elements}
+    defaults = {
+        "page_url": form.page_url[:2083],
+        "action": form.action[:2083],
+        "method": form.method,
+        "status": status,
+        "reason": reason[:300],
+        "template": (template.url if template and template.method == "GET" else "")[:4000],
+        "query_arg": (template.query_arg if template else _keyword_name(plan))[:200],
+        "labels": labels,
+        "uses_browser": uses_browser,
+    }
+    return SearchForm.objects.update_or_create(
+        site=site, fingerprint=fingerprint(form), defaults=defaults
+    )
+
+
+def _keyword_name(plan: Plan | None) -> str:
+    element = plan.keyword_element if plan else None
+    return element.name if element else ""
+
+
+def empty_model(record: SearchForm, threshold: float) -> EmptyPageModel:
+    """Return the form's learnt "no results" signatures."""
+    return EmptyPageModel.from_json(record.empty_signatures, threshold)
+
+
+def save_probes(record: SearchForm, model: EmptyPageModel, now: datetime) -> None:
+    """Store the signatures learnt from nonsensical probes."""
+    SearchForm.objects.filter(id=record.id).update(empty_signatures=model.to_json(), probed_at=now)
+    record.empty_signatures, record.probed_at = model.to_json(), now
+
+
+def order_by_staleness(record: SearchForm, assignments: list[Assignment]) -> list[Assignment]:
+    """Return assignments never tried first, then the least recently tried; rank breaks ties."""
+    hashes = {a.key(): FormQuery.hash_key(a.key()) for a in assignments}
+    tried = dict(
+        FormQuery.objects.filter(form=record, key_hash__in=list(hashes.values())).values_list(
+            "key_hash", "last_submitted_at"
+        )
+    )
+    epoch = datetime.min.replace(tzinfo=timezone.get_current_timezone())
+
+    def staleness(item: tuple[int, Assignment]) -> tuple[datetime, int]:
+        position, assignment = item
+        return tried.get(hashes[assignment.key()]) or epoch, position
+
+    return [a for _, a in sorted(enumerate(assignments), key=staleness)]
+
+
+def record_submission(
+    record: SearchForm, assignment: Assignment, *, had_results: bool, now: datetime
+) -> None:
+    """Count one submission on the form and on its assignment (submission efficiency)."""
+    hit = int(had_results)
+    SearchForm.objects.filter(id=record.id).update(
+        submissions=F("submissions") + 1,
+        with_results=F("with_results") + hit,
+        last_submitted_at=now,
+    )
+    query, _ = FormQuery.objects.get_or_create(
+        form=record,
+        key_hash=FormQuery.hash_key(assignment.key()),
+        defaults={
+            "assignment": [list(p) for p in assignment.values],
+            "keyword": assignment.keyword[:500],
+        },
+    )
+    FormQuery.objects.filter(id=query.id).update(
+        submissions=F("submissions") + 1,
+        with_results=F("with_results") + hit,
+        last_submitted_at=now,
+        last_had_results=had_results,
+    )

@@ -1,0 +1,253 @@
+"""The persisted frontier of a site: which known URLs a crawl run may fetch, and in what order.
+
+The frontier is the site's `Page` rows: a discovered URL becomes a Page at once (unfetched),
+so killing a worker loses nothing and the next run continues where the last stopped. One run
+takes URLs in three bands, as the issue asks:
+
+1. hubs (seeds, sitemaps, feeds, analyzer hubs) not fetched within the site's minimum revisit
+   interval, because new URLs appear there;
+2. new URLs, breadth-first (by depth, then discovery order);
+3. known pages whose adaptive revisit time has come.
+
+Trap protection happens on the way in (`admit`): off-site hosts, the site's exclude patterns,
+the depth limit and the URL-shape checks of `crawler.canonical` (length, repeated segments).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from urllib.parse import urlsplit
+
+from django.db.models import Case, IntegerField, Q, Value, When
+from django.utils import timezone
+
+from crawler import canonical as urltools
+from crawler.models import Page, Site
+
+
+class Frontier:
+    """Admit, store and hand out the URLs of one site for one crawl run."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.hosts = site.host_list()
+        self.excludes = site.exclude_list()
+        # URLs handed out in this run; a URL is fetched at most once per run.
+        self.taken: set[str] = set()
+        # URLs handed out by next_batch and not yet stored, with their band.
+        self.in_flight: dict[str, str] = {}
+        # What this run knows of the stored pages (url -> id, depth, role), and of URLs
+        # looked up and not stored, so that links seen again cost no query.
+        self._known: dict[str, tuple[int, int, str]] = {}
+        self._absent: set[str] = set()
+
+    # --- Admission ---------------------------------------------------------------------------
+
+    def canonical(self, url: str) -> str:
+        """Return the canonical form of `url` (the key pages are stored under)."""
+        return urltools.canonicalize(url)
+
+    def refusal(self, url: str, depth: int = 0) -> str | None:
+        """Return why `url` may not be crawled ("off-site", "excluded", "depth", ...), or None."""
+        if urlsplit(url).scheme not in {"http", "https"}:
+            return "scheme"
+        if not urltools.same_site(url, self.hosts):
+            return "off-site"
+        if urltools.excluded(url, self.excludes):
+            return "excluded"
+        return urltools.is_trap(url, depth, self.site.max_depth)
+
+    def add(
+        self,
+        urls: Iterable[str],
+        *,
+        depth: int,
+        role: str = Page.Role.PAGE,
+        now: datetime | None = None,
+    ) -> dict[str, int]:
+        """Store the admissible URLs as pages (new ones unfetched) and return url -> page id.
+
+        URLs must be canonical already. Known pages are returned whatever their depth (the web
+        graph links to them); an existing page keeps its depth unless this path is shorter,
+        and becomes a feed or sitemap when discovered as one.
+        """
+        wanted = list(dict.fromkeys(urls))
+        self._recall([u for u in wanted if u not in self._known and u not in self._absent])
+        ids: dict[str, int] = {}
+        new: list[str] = []
+        shallower: list[int] = []
+        promoted: list[int] = []
+        for url in wanted:
+            known = self._known.get(url)
+            if known is None:
+                if self.refusal(url, depth) is None:
+                    new.append(url)
+                continue
+            page_id, known_depth, known_role = known
+            ids[url] = page_id
+            if depth < known_depth and self.refusal(url, depth) is None:
+                shallower.append(page_id)
+            if role != Page.Role.PAGE and known_role == Page.Role.PAGE:
+                promoted.append(page_id)
+            self._known[url] = (
+                page_id,
+                min(depth, known_depth),
+                role if page_id in promoted else known_role,
+            )
+        if shallower:
+            Page.objects.filter(id__in=shallower, depth__gt=depth).update(depth=depth)
+        if promoted:
+            Page.objects.filter(id__in=promoted).update(role=role)
+        if new:
+            now = now or timezone.now()
+            pages = [
+                Page(site=self.site, url=u, depth=depth, role=role, first_seen_at=now) for u in new
+            ]
+            # A page another process stored meanwhile is "updated" to itself, so that every
+            # row comes back with its id (RETURNING) and no second query is needed.
+            Page.objects.bulk_create(
+                pages,
+                update_conflicts=True,
+                unique_fields=["site", "url"],
+                update_fields=["url"],
+                batch_size=500,
+            )
+            self._absent.difference_update(new)
+            for created in pages:
+                self._known[created.url] = (created.pk, depth, role)
+                ids[created.url] = created.pk
+        return ids
+
+    def _recall(self, urls: list[str]) -> None:
+        """Load the stored pages among same-site `urls` into the in-memory index."""
+        candidates = [u for u in urls if urltools.same_site(u, self.hosts)]
+        for start in range(0, len(candidates), 500):
+            chunk = candidates[start : start + 500]
+            rows = Page.objects.filter(site=self.site, url__in=chunk).values_list(
+                "url", "id", "depth", "role"
+            )
+            for url, page_id, depth, role in rows:
+                self._known[url] = (page_id, depth, role)
+            self._absent.update(u for u in chunk if u not in self._known)
+
+    def seed(self, now: datetime | None = None) -> dict[str, int]:
+        """Store the site's seeds (root URL and extra seeds) and its /sitemap.xml."""
+        seeds = [self.canonical(u) for u in self.site.seeds()]
+        ids = self.add(seeds, depth=0, role=Page.Role.SEED, now=now)
+        root = urlsplit(seeds[0])
+        ids |= self.add(
+            [f"{root.scheme}://{root.netloc}/sitemap.xml"], depth=1, role=Page.Role.SITEMAP, now=now
+        )
+        return ids
+
+    # --- Handing out ---------------------------------------------------------------------------
+
+    def next_batch(self, limit: int, now: datetime | None = None) -> list[str]:
+        """Take up to `limit` URLs: hubs to revisit, then new URLs breadth-first, then due pages.
+
+        A band starts only when the one before is empty and none of its URLs is still being
+        fetched, since a hub in flight may still reveal new URLs, and a new page deeper ones.
+        An empty list while URLs are in flight means "wait", not "exhausted".
+        """
+        now = now or timezone.now()
+        for band, offer in (
+            (HUBS, self.hubs_to_revisit),
+            (NEW, self.new_urls),
+            (DUE, self.due_urls),
+        ):
+            urls = offer(limit, now)
+            if urls:
+                self.take(urls)
+                self.in_flight.update(dict.fromkeys(urls, band))
+                return urls
+            if band in self.in_flight.values():
+                return []
+        return []
+
+    def take(self, urls: Iterable[str]) -> None:
+        """Mark URLs as handed out in this run so no band offers them again."""
+        self.taken.update(urls)
+
+    def done(self, url: str) -> None:
+        """Note that a URL handed out by `next_batch` has been fetched and stored."""
+        self.in_flight.pop(url, None)
+
+    def hubs_to_revisit(self, limit: int, now: datetime | None = None) -> list[str]:
+        """Return fetched hubs last fetched before the site's minimum revisit interval."""
+        now = now or timezone.now()
+        cutoff = now - self.site.min_page_revisit
+        pages = (
+            self._pages()
+            .hubs()
+            .filter(last_fetched_at__lt=cutoff)
+            .filter(Q(failures=0) | Q(next_visit_at__lte=now))
+            .annotate(band=_ROLE_ORDER)
+            .order_by("band", "depth", "id")
+        )
+        return self._pick(pages, limit)
+
+    def new_urls(self, limit: int, now: datetime | None = None) -> list[str]:
+        """Return never-fetched URLs, shallowest first (breadth-first), seeds before others."""
+        pages = self._pages().unfetched().annotate(band=_ROLE_ORDER).order_by("depth", "band", "id")
+        return self._pick(pages, limit)
+
+    def due_urls(self, limit: int, now: datetime | None = None) -> list[str]:
+        """Return known pages whose revisit time has come, the most overdue first."""
+        pages = self._pages().due(now or timezone.now()).order_by("next_visit_at", "id")
+        return self._pick(pages, limit)
+
+    def _pages(self):
+        return Page.objects.filter(site=self.site)
+
+    def _pick(self, pages, limit: int) -> list[str]:
+        """Return up to `limit` URLs not yet taken, dropping unfetched ones now refused."""
+        if limit <= 0:
+            return []
+        picked: list[str] = []
+        refused: list[int] = []
+        offset = 0
+        window = max(limit * 2, 64)
+        while len(picked) < limit:
+            rows = list(
+                pages.values_list("id", "url", "depth", "last_fetched_at")[offset : offset + window]
+            )
+            if not rows:
+                break
+            offset += window
+            for page_id, url, depth, fetched_at in rows:
+                if url in self.taken or url in picked:
+                    continue
+                if self.refusal(url, depth if fetched_at is None else 0) is not None:
+                    # The admin narrowed the scope since discovery: forget never-fetched URLs.
+                    if fetched_at is None:
+                        refused.append(page_id)
+                    continue
+                picked.append(url)
+                if len(picked) >= limit:
+                    break
+        if refused:
+            Page.objects.filter(id__in=refused, last_fetched_at__isnull=True).delete()
+            self._known = {u: k for u, k in self._known.items() if k[0] not in refused}
+        return picked
+
+    def pending(self, now: datetime | None = None) -> int:
+        """Count URLs still waiting in the frontier: never fetched, or due."""
+        now = now or timezone.now()
+        return (
+            self._pages()
+            .filter(Q(last_fetched_at__isnull=True) | Q(next_visit_at__lte=now))
+            .count()
+        )
+
+
+HUBS, NEW, DUE = "hubs", "new", "due"
+
+# Seeds, sitemaps and feeds come before analyzer hubs and ordinary pages.
+_ROLE_ORDER = Case(
+    When(role=Page.Role.SEED, then=Value(0)),
+    When(role=Page.Role.SITEMAP, then=Value(1)),
+    When(role=Page.Role.FEED, then=Value(2)),
+    default=Value(3),
+    output_field=IntegerField(),
+)

@@ -1,0 +1,341 @@
+"""The crawl run loop: ask the strategy, fetch concurrently, store each page, repeat.
+
+Fetching (and browser rendering) runs on an asyncio loop in a helper thread; everything that
+touches the database runs in the calling thread, one transaction per page, so a run can be
+killed at any point and the next run continues from the stored frontier.
+
+1. Claim the site (`crawler.run.claims.start_run`), seed the frontier (root, extra seeds,
+   /sitemap.xml, robots.txt Sitemap lines).
+2. Keep up to CRAWLER_RUN_CONCURRENCY fetches in flight (the fetcher enforces politeness
+   per host); ask the strategy for more whenever a slot is free.
+3. Each finished fetch is stored (`crawler.run.step.process`), observed by the strategy and
+   counted; counters and the heartbeat are written at most every second.
+4. Stop on the page budget, the strategy's stop reason, the run time cap, a host asking
+   us to keep away longer than a fetch waits (429/503 Retry-After: "backoff", and the site's
+   next crawl moves past the wait), or an empty frontier ("exhausted"); close the run with
+   that reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import random
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Coroutine
+from datetime import timedelta
+from typing import Any, TypeVar
+from urllib.parse import urljoin
+
+from celery.exceptions import SoftTimeLimitExceeded
+from django.db.models import Q
+from django.utils import timezone
+
+from crawler.canonical import BadURL
+from crawler.conf import crawler_settings
+from crawler.models import CrawlRun, Page, Site
+from crawler.run import step as pipeline
+from crawler.run.backend import FetchBackend, open_backend
+from crawler.run.claims import beat, finish_run, start_run
+from crawler.run.frontier import Frontier
+from crawler.store.pages import Fetched
+from crawler.strategies import PageObservation, Strategy, get_strategy
+from crawler.topic import get_topic
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Progress = Callable[[CrawlRun, PageObservation], None]
+
+
+class RunTakenOver(RuntimeError):
+    """Another worker closed this run as stale while it was still going."""
+
+
+def crawl(
+    site: Site | int,
+    *,
+    max_pages: int | None = None,
+    strategy: str | None = None,
+    seed: int | None = None,
+    render_shells: str = "inline",
+    progress: Progress | None = None,
+    backend: FetchBackend | None = None,
+) -> CrawlRun:
+    """Run one crawl of a site and return the finished CrawlRun.
+
+    `render_shells`: "inline" renders script-shell pages in this process, "defer" leaves them
+    to the render queue (`crawler.tasks.render_page`), "off" never renders them. Sites marked
+    needs-browser are always rendered in this process. Raises CrawlAlreadyRunning.
+    """
+    site = site if isinstance(site, Site) else Site.objects.get(id=site)
+    name = strategy or site.strategy
+    strategy_cls = get_strategy(name)  # an unknown name fails before the site is claimed
+    budget = max_pages if max_pages is not None else site.page_budget
+    run = start_run(site, name, budget)
+    status, reason, error = CrawlRun.Status.FAILED, "error", ""
+    try:
+        loop = RunLoop(
+            site, run, strategy_cls, seed=seed, render_shells=render_shells, progress=progress
+        )
+        reason = loop.execute(budget, backend=backend)
+        status = CrawlRun.Status.FINISHED
+        if loop.deferred is not None:
+            _defer_site(site, loop.deferred)
+            error = loop.deferred_why  # what the operator needs to see: why the run ended early
+    except RunTakenOver:
+        return CrawlRun.objects.get(id=run.id)
+    except (KeyboardInterrupt, SystemExit, SoftTimeLimitExceeded) as exc:
+        status, reason, error = CrawlRun.Status.INTERRUPTED, "interrupted", _describe(exc)
+        raise
+    except Exception as exc:
+        status, reason, error = CrawlRun.Status.FAILED, "error", _describe(exc)
+        raise
+    finally:
+        run = finish_run(run, status=status, stop_reason=reason, error=error)
+    return run
+
+
+def _defer_site(site: Site, seconds: float) -> None:
+    """Keep the dispatcher from crawling the site again before its host's Retry-After ends."""
+    until = timezone.now() + timedelta(seconds=seconds)
+    Site.objects.filter(
+        Q(next_crawl_at__isnull=True) | Q(next_crawl_at__lt=until), id=site.id
+    ).update(next_crawl_at=until)
+    logger.info("%s asked us to wait %.0f s; its next crawl is at %s.", site, seconds, until)
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"
+
+
+def render_page(page_id: int) -> int | None:
+    """Render one stored page in Chromium and store the result; return a new version's id.
+
+    The render queue's task for script shells found by runs on the crawl queue. Robots.txt
+    and the address checks apply as for any fetch; the DOM goes through the same path.
+    """
+    page = Page.objects.select_related("site").get(id=page_id)
+    with _LoopThread() as loop:
+        backend = loop.call(open_backend(page.site))
+        try:
+            fetched = loop.call(backend.render(page.url))
+        finally:
+            loop.call(backend.aclose())
+    return pipeline.process(Frontier(page.site), None, page, fetched).version_id
+
+
+class RunLoop:
+    """One crawl run in progress."""
+
+    def __init__(
+        self,
+        site: Site,
+        run: CrawlRun,
+        strategy_cls: type[Strategy],
+        *,
+        seed: int | None,
+        render_shells: str,
+        progress: Progress | None,
+    ) -> None:
+        self.site = site
+        self.run = run
+        self.settings = crawler_settings()
+        self.frontier = Frontier(site)
+        self.strategy = strategy_cls(
+            site, run, self.frontier, rng=random.Random(seed), topic=get_topic(site)
+        )
+        self.render_shells = render_shells
+        self.progress = progress
+        self.pending: Counter[str] = Counter()
+        self.fetched = 0
+        self.last_beat = time.monotonic()
+        self.deferred: float | None = None  # longest wait a host asked for (Retry-After)
+        self.deferred_why = ""
+
+    def execute(self, budget: int, *, backend: FetchBackend | None = None) -> str:
+        """Crawl until a stop condition and return the stop reason."""
+        self.frontier.seed()
+        with _LoopThread() as loop:
+            fetcher = backend or loop.call(open_backend(self.site))
+            try:
+                return self._crawl(loop, fetcher, budget)
+            finally:
+                self._beat(force=True)
+                if backend is None:
+                    loop.call(fetcher.aclose())
+
+    def _crawl(self, loop: _LoopThread, fetcher: FetchBackend, budget: int) -> str:
+        deadline = time.monotonic() + self.settings.run_seconds
+        for url in loop.call(fetcher.sitemaps(self.site.root_url)):
+            # robots.txt may name a sitemap by a relative or broken URL; one bad line skips only itself.
+            try:
+                sitemap = self.frontier.canonical(urljoin(self.site.root_url, url))
+            except BadURL:
+                logger.info("Skipping sitemap %r of %s: not a URL.", url, self.site)
+                continue
+            self.frontier.add([sitemap], depth=1, role=Page.Role.SITEMAP)
+        self._search_forms(loop, fetcher, budget)
+        in_flight: dict[concurrent.futures.Future[Fetched], Page] = {}
+        reason = ""
+        while True:
+            if not reason:
+                reason = self._stop_reason(budget, deadline)
+            if not reason:
+                room = min(
+                    self.settings.concurrency - len(in_flight),
+                    budget - self.fetched - len(in_flight),
+                )
+                # Refill in batches, not one URL per finished fetch: each ask costs queries.
+                batch = max(1, self.settings.concurrency // 4)
+                if room >= batch or (room > 0 and not in_flight):
+                    for page in self._next_pages(room):
+                        future = loop.submit(
+                            pipeline.fetch_page(
+                                fetcher,
+                                page.url,
+                                etag=page.etag,
+                                last_modified=page.last_modified,
+                                needs_browser=self.site.needs_browser,
+                                render_shells=self.render_shells,
+                            )
+                        )
+                        in_flight[future] = page
+                if not in_flight:
+                    reason = "exhausted"
+            if not in_flight:
+                return reason
+            done, _ = concurrent.futures.wait(
+                in_flight, return_when=concurrent.futures.FIRST_COMPLETED
+            )
+            for future in done:
+                page = in_flight.pop(future)
+                self._handle(page, future.result())
+
+    def _search_forms(self, loop: _LoopThread, fetcher: FetchBackend, budget: int) -> None:
+        """Run the hidden-web pass (crawler.hiddenweb): search forms, store their results."""
+        from crawler.hiddenweb.runner import search_site
+
+        try:
+            report = search_site(
+                self.site,
+                self.frontier,
+                call=lambda coro: self._beating(loop.call(coro)),
+                backend=fetcher,
+                topic=self.strategy.topic,
+                handle=self._handle,
+                budget=lambda: budget - self.fetched,
+                rng=self.strategy.rng,
+            )
+        except RunTakenOver:
+            raise
+        except Exception:
+            # A fault in the form pass must not cost the site its crawl; the log keeps it.
+            logger.exception("Hidden-web pass failed on %s; the crawl goes on.", self.site)
+            return
+        if report.submissions:
+            logger.info(
+                "Hidden web on %s: %d submission(s), %d with results, %d result page(s) stored",
+                self.site,
+                report.submissions,
+                report.with_results,
+                report.followed,
+            )
+
+    def _beating(self, value: T) -> T:
+        """Return `value` after keeping the heartbeat fresh (long form passes included)."""
+        self._beat()
+        return value
+
+    def _stop_reason(self, budget: int, deadline: float) -> str:
+        if self.deferred is not None:
+            # A host asked us to keep away longer than a fetch waits: every further URL of
+            # it would only be deferred too, so the run ends and the next one comes later.
+            return "backoff"
+        if self.fetched >= budget:
+            return "budget"
+        if time.monotonic() > deadline:
+            return "time-limit"
+        return self.strategy.stop_reason() or ""
+
+    def _next_pages(self, limit: int) -> list[Page]:
+        urls = self.strategy.next_urls(limit)[:limit]
+        if not urls:
+            return []
+        self.frontier.take(urls)
+        pages = {
+            p.url: p
+            for p in Page.objects.filter(site=self.site, url__in=urls).select_related("site")
+        }
+        unknown = [u for u in urls if u not in pages]
+        if unknown:
+            logger.warning(
+                "Strategy %s offered %d URL(s) not in the frontier, e.g. %s",
+                self.strategy.name,
+                len(unknown),
+                unknown[0],
+            )
+        return [pages[u] for u in urls if u in pages]
+
+    def _handle(self, page: Page, fetched: Fetched) -> None:
+        outcome = pipeline.process(
+            self.frontier, self.run, page, fetched, render_shells=self.render_shells
+        )
+        observation = outcome.observation
+        self.frontier.done(page.url)
+        if outcome.deferred is not None:
+            self.deferred = max(self.deferred or 0.0, outcome.deferred)
+            self.deferred_why = self.deferred_why or f"{page.url}: {fetched.error}"
+        if outcome.counts.get("fetched"):
+            self.fetched += 1
+        self.pending.update(outcome.counts)
+        if self.strategy.accepts(observation):
+            self.pending["relevant"] += 1
+        self.strategy.observe(observation)
+        if self.progress is not None:
+            self.progress(self.run, observation)
+        self._beat()
+
+    def _beat(self, *, force: bool = False) -> None:
+        if not force and time.monotonic() - self.last_beat < 1.0:
+            return
+        counts = dict(self.pending)
+        self.pending.clear()
+        self.last_beat = time.monotonic()
+        if not beat(self.run, counts, now=timezone.now()):
+            raise RunTakenOver(f"Run {self.run.pk} was closed by another worker.")
+        for name, value in counts.items():
+            setattr(self.run, name, getattr(self.run, name) + value)
+
+
+class _LoopThread:
+    """An asyncio event loop running in a daemon thread, fed from the calling thread."""
+
+    def __enter__(self) -> _LoopThread:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="crawl-io", daemon=True)
+        self.thread.start()
+        return self
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop)
+
+    def call(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self.submit(coro).result()
+
+    def __exit__(self, *exc_info: object) -> None:
+        async def cancel_rest() -> None:
+            tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+        try:
+            self.submit(cancel_rest()).result(timeout=10)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout=10)
+            self.loop.close()

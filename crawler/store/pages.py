@@ -1,0 +1,289 @@
+"""Write what one fetch taught us: page state, new versions, links, revisit times.
+
+Every function here runs in one transaction per page, so a killed worker leaves each page
+either fully stored or untouched. A new `PageVersion` is written only when the body's hash
+differs from the latest version; a changed page with informational areas is handed on
+(`crawler.hooks.hand_on`) once the transaction commits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db import transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from crawler import hooks
+from crawler.conf import crawler_settings
+from crawler.models import CrawlRun, Link, Page, PageVersion
+from crawler.store.revisit import change_rate, record_visit, revisit_interval
+from crawler.strategies.base import LinkRecord
+
+NEW, CHANGED, UNCHANGED, FAILED, ROBOTS = "new", "changed", "unchanged", "failed", "robots"
+
+
+@dataclass
+class Fetched:
+    """The crawler's view of one fetch, whatever fetched it (HTTP client or browser)."""
+
+    url: str  # canonical URL that was asked for
+    status: int | None = None
+    body: bytes = b""
+    content_type: str = ""
+    encoding: str | None = None  # charset declared by the server, if any
+    etag: str = ""
+    last_modified: str = ""
+    final_url: str = ""  # after redirects; "" when the same as `url`
+    # "kind: message" when nothing usable came back; kind is the fetcher's ("robots", "timeout", ...)
+    error: str = ""
+    rendered: bool = False
+    source_hash: str = ""  # for a rendered body: the hash of the HTML as served
+    # Seconds the host asked us to wait (Retry-After of a 429/503, or our backoff), if any.
+    retry_after: float | None = None
+
+    @property
+    def not_modified(self) -> bool:
+        return self.status == 304 and not self.error
+
+    @property
+    def succeeded(self) -> bool:
+        return not self.error and self.status is not None and 200 <= self.status < 300
+
+
+@dataclass
+class Extracted:
+    """What analysing a body produced: the page kind, a summary to store, and its links."""
+
+    kind: str = ""  # Page.Kind value or ""
+    title: str = ""
+    has_information: bool = False
+    summary: dict[str, object] = field(default_factory=dict)
+    links: list[LinkRecord] = field(default_factory=list)
+    feeds: list[str] = field(default_factory=list)  # RSS/Atom feeds the page announces
+    sitemaps: list[str] = field(default_factory=list)  # nested sitemaps of a sitemap index
+    encoding: str = ""
+    analysis: object = None  # the analyzer's PageAnalysis, for strategies
+
+
+def content_hash(body: bytes) -> str:
+    """Return the hex SHA-256 of a body."""
+    return hashlib.sha256(body).hexdigest()
+
+
+def latest_hashes(page: Page) -> tuple[str, str] | None:
+    """Return (content hash, source hash) of the page's latest version, None if it has none."""
+    return (
+        PageVersion.objects.filter(page=page)
+        .order_by("-fetched_at", "-id")
+        .values_list("content_hash", "source_hash")
+        .first()
+    )
+
+
+def is_unchanged(fetched: Fetched, digest: str, latest: tuple[str, str] | None) -> bool:
+    """Tell whether a fetched body matches the page's latest stored version.
+
+    A rendered body is compared as rendered. An HTML body as served also matches a latest
+    version that was rendered from the same HTML, so a script shell rendered once is not
+    stored again on every visit.
+    """
+    if latest is None:
+        return False
+    return digest == latest[0] or (not fetched.rendered and digest == latest[1])
+
+
+def record_skip(page: Page, reason: str, *, now: datetime | None = None) -> None:
+    """Record a URL the crawler may not fetch (robots.txt, refused address) and wait long."""
+    now = now or timezone.now()
+    Page.objects.filter(id=page.id).update(
+        last_fetched_at=now,
+        error=reason[:300],
+        failures=page.failures + 1,
+        next_visit_at=now + page.site.max_page_revisit,
+    )
+
+
+def record_failure(page: Page, fetched: Fetched, *, now: datetime | None = None) -> None:
+    """Record a failed fetch and back off: the minimum interval doubled per failure in a row."""
+    now = now or timezone.now()
+    site = page.site
+    failures = page.failures + 1
+    wait = min(site.max_page_revisit, site.min_page_revisit * (2 ** min(failures - 1, 20)))
+    if fetched.retry_after is not None:  # never sooner than the host asked
+        wait = max(wait, timedelta(seconds=fetched.retry_after))
+    reason = fetched.error or f"HTTP {fetched.status}"
+    Page.objects.filter(id=page.id).update(
+        last_fetched_at=now,
+        status=fetched.status,
+        error=reason[:300],
+        failures=failures,
+        fetch_count=page.fetch_count + 1,
+        next_visit_at=now + wait,
+    )
+
+
+def record_deferred(page: Page, fetched: Fetched, *, now: datetime | None = None) -> None:
+    """Record a URL not asked because its host asked us to wait: the page is not charged.
+
+    A page never fetched stays in the frontier; a known page's next visit moves past the wait.
+    """
+    if page.last_fetched_at is None or fetched.retry_after is None:
+        return
+    until = (now or timezone.now()) + timedelta(seconds=fetched.retry_after)
+    Page.objects.filter(
+        Q(next_visit_at__isnull=True) | Q(next_visit_at__lt=until), id=page.id
+    ).update(next_visit_at=until)
+
+
+def record_redirect(page: Page, target_url: str, *, now: datetime | None = None) -> None:
+    """Record that the page redirects elsewhere (its content is stored under `target_url`)."""
+    now = now or timezone.now()
+    Page.objects.filter(id=page.id).update(
+        last_fetched_at=now,
+        status=301,
+        error="",
+        failures=0,
+        fetch_count=F("fetch_count") + 1,
+        next_visit_at=now + page.site.max_page_revisit,
+    )
+
+
+def record_unchanged(page: Page, fetched: Fetched, *, now: datetime | None = None) -> None:
+    """Record a visit that found the stored version still current (304 or same hash)."""
+    now = now or timezone.now()
+    _visited(page, fetched, changed=False, now=now)
+    page.save(update_fields=_VISIT_FIELDS)
+
+
+def record_version(
+    page: Page,
+    fetched: Fetched,
+    extracted: Extracted,
+    *,
+    digest: str,
+    frontier_ids: dict[str, int],
+    first: bool,
+    run: CrawlRun | None = None,
+    now: datetime | None = None,
+) -> PageVersion:
+    """Store a new version of a page with its links, and hand it on if it has information.
+
+    `frontier_ids` maps link URLs already admitted to the frontier to their page ids;
+    `first` says the page has no stored version yet.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        version = PageVersion(
+            page=page,
+            run=run,
+            fetched_at=now,
+            status=fetched.status or 200,
+            content_hash=digest,
+            source_hash=fetched.source_hash,
+            content_type=fetched.content_type[:200],
+            encoding=(extracted.encoding or fetched.encoding or "")[:40],
+            rendered=fetched.rendered,
+            title=extracted.title[:500],
+            kind=extracted.kind,
+            has_information=extracted.has_information,
+            analysis=extracted.summary,
+        )
+        version.set_body(fetched.body)
+        version.save()
+        _visited(page, fetched, changed=not first, now=now)
+        page.kind = extracted.kind
+        page.title = extracted.title[:500]
+        page.last_changed_at = now
+        page.change_count += 1
+        page.save(
+            update_fields=[*_VISIT_FIELDS, "kind", "title", "last_changed_at", "change_count"]
+        )
+        _replace_links(page, extracted.links, frontier_ids, first=first)
+        if not first:
+            _prune_bodies(page)
+        if extracted.has_information:
+            hooks.hand_on(version.id)
+    return version
+
+
+_VISIT_FIELDS = [
+    "last_fetched_at",
+    "next_visit_at",
+    "status",
+    "error",
+    "failures",
+    "etag",
+    "last_modified",
+    "content_type",
+    "fetch_count",
+    "revisit_history",
+    "change_rate",
+]
+
+
+def _visited(page: Page, fetched: Fetched, *, changed: bool, now: datetime) -> None:
+    """Update a page's visit state in memory: validators, history, next visit."""
+    site = page.site
+    if page.last_fetched_at is not None and page.fetch_count > 0 and not page.error:
+        elapsed = (now - page.last_fetched_at).total_seconds()
+        page.revisit_history = record_visit(page.revisit_history, elapsed, changed)
+    rate = change_rate(page.revisit_history)
+    page.change_rate = None if rate is None else rate * 86400
+    page.next_visit_at = now + revisit_interval(
+        page.revisit_history,
+        site.min_page_revisit,
+        site.max_page_revisit,
+        default=site.revisit_interval,
+    )
+    page.last_fetched_at = now
+    page.status = fetched.status
+    page.error = ""
+    page.failures = 0
+    page.fetch_count += 1
+    if not fetched.not_modified:  # a 304 may omit the validators; keep the stored ones
+        page.etag = fetched.etag[:500]
+        page.last_modified = fetched.last_modified[:100]
+        page.content_type = fetched.content_type[:200]
+    elif fetched.etag:
+        page.etag = fetched.etag[:500]
+
+
+def _replace_links(
+    page: Page, links: list[LinkRecord], frontier_ids: dict[str, int], *, first: bool
+) -> None:
+    if not first:
+        Link.objects.filter(from_page=page).delete()
+    seen: set[tuple[str, str]] = set()
+    rows = []
+    for link in links[: crawler_settings().max_links_per_page]:
+        key = (link.url, link.area_path)
+        if key in seen or len(link.url) > 2083:
+            continue
+        seen.add(key)
+        rows.append(
+            Link(
+                from_page=page,
+                target_url=link.url,
+                target_page_id=frontier_ids.get(link.url),
+                anchor=link.anchor[:500],
+                area_path=link.area_path[:500],
+                area_kind=link.area_kind[:12],
+            )
+        )
+    Link.objects.bulk_create(rows, batch_size=500)
+
+
+def _prune_bodies(page: Page) -> None:
+    """Drop the bodies of versions older than the newest CRAWLER_VERSIONS_KEPT."""
+    kept = crawler_settings().versions_kept
+    old = (
+        PageVersion.objects.filter(page=page, body__isnull=False)
+        .order_by("-fetched_at", "-id")
+        .values_list("id", flat=True)[kept:]
+    )
+    old_ids = list(old)
+    if old_ids:
+        PageVersion.objects.filter(id__in=old_ids).update(body=None)

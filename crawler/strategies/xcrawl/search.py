@@ -1,0 +1,328 @@
+"""Search providers for xCrawl's query generation: the site's own search, or a SearxNG API.
+
+`SearchProvider.search(query, limit=n)` returns the first n result URLs and, when the engine
+says, the total hit count (the search weight of a one-token query). Two providers:
+
+- `SiteSearchProvider`: the site's own search through a URL template with `{query}`
+  (found by `find_search_template`: the hidden-web module's form analysis when available,
+  else a simple detector of GET forms with one text box);
+- `SearxngProvider`: any SearxNG-compatible JSON API (`GET {base}/search?q=..&format=json`).
+
+Errors come out as `SearchError`, never as a half-read answer.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote_plus, urljoin, urlsplit
+
+import httpx
+import lxml.html
+
+logger = logging.getLogger(__name__)
+
+QUERY = "{query}"
+# "1,234 results", "Showing 12 products", "42 matches for" ... in the engine's language.
+_HIT_COUNT = re.compile(
+    r"(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d+)\s+(?:results?|matches|hits|items|products|"
+    r"articles|pages|documents|entries|treffer|r[ée]sultats?|resultados?|risultati|"
+    r"αποτελέσματα)\b",
+    re.IGNORECASE,
+)
+_TEXT_INPUTS = frozenset({"text", "search", ""})
+_INERT_INPUTS = frozenset({"hidden", "submit", "button", "image", "reset"})
+
+
+class SearchError(RuntimeError):
+    """A search engine could not be asked, or its answer could not be read."""
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One result: its URL and what the engine said about it."""
+
+    url: str
+    title: str = ""
+    snippet: str = ""
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    """The first results of a query and the engine's total hit count (None if it gave none)."""
+
+    query: str
+    hits: list[SearchHit] = field(default_factory=list)
+    total: int | None = None
+
+    @property
+    def hit_count(self) -> int:
+        """Return the total hit count, or the number of results when the engine gave none."""
+        return self.total if self.total is not None else len(self.hits)
+
+
+class SearchProvider(ABC):
+    """A search engine xCrawl can ask for documents."""
+
+    name: str = "search"
+
+    @abstractmethod
+    def search(self, query: str, *, limit: int = 10) -> SearchResults:
+        """Return the first `limit` results of `query`; raise SearchError on failure."""
+
+    def hit_count(self, query: str) -> int:
+        """Return how many documents the engine has for `query`."""
+        return self.search(query, limit=10).hit_count
+
+
+# --- SearxNG-compatible JSON API ------------------------------------------------------------
+
+
+class SearxngProvider(SearchProvider):
+    """Ask a SearxNG-compatible API: GET {base}/search?q=...&format=json."""
+
+    name = "searxng"
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 15.0,
+        params: dict[str, str] | None = None,
+        client: httpx.Client | None = None,
+        user_agent: str = "WebclipBot/0.1",
+    ) -> None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in {"http", "https"} or not parts.netloc:
+            raise ValueError(f"{base_url!r} is not an http(s) URL of a SearxNG instance.")
+        self.endpoint = urljoin(base_url.rstrip("/") + "/", "search")
+        self.params = dict(params or {})
+        self.client = client or httpx.Client(
+            timeout=timeout, headers={"User-Agent": user_agent}, follow_redirects=True
+        )
+
+    def search(self, query: str, *, limit: int = 10) -> SearchResults:
+        """Return the first `limit` results, reading as many result pages as needed (max 5)."""
+        hits: list[SearchHit] = []
+        total: int | None = None
+        seen: set[str] = set()
+        for page_number in range(1, 6):
+            data = self._get(query, page_number)
+            total = total or _positive_int(data.get("number_of_results"))
+            results = data.get("results")
+            if not isinstance(results, list) or not results:
+                break
+            for item in results:
+                hit = _hit(item)
+                if hit is not None and hit.url not in seen:
+                    seen.add(hit.url)
+                    hits.append(hit)
+            if len(hits) >= limit:
+                break
+        return SearchResults(query=query, hits=hits[:limit], total=total)
+
+    def _get(self, query: str, page_number: int) -> dict[str, Any]:
+        params = {**self.params, "q": query, "format": "json", "pageno": str(page_number)}
+        try:
+            response = self.client.get(self.endpoint, params=params)
+        except httpx.HTTPError as exc:
+            raise SearchError(f"{self.endpoint}: {type(exc).__name__}: {exc}") from exc
+        if response.status_code != 200:
+            raise SearchError(f"{self.endpoint} answered HTTP {response.status_code}.")
+        try:
+            data = response.json()
+        except ValueError as exc:
+            raise SearchError(f"{self.endpoint} did not answer JSON ({exc}).") from exc
+        if not isinstance(data, dict):
+            raise SearchError(f"{self.endpoint} answered JSON that is not an object.")
+        return data
+
+    def close(self) -> None:
+        """Close the HTTP connections."""
+        self.client.close()
+
+
+def _hit(item: object) -> SearchHit | None:
+    if not isinstance(item, dict):
+        return None
+    url = item.get("url")
+    if not isinstance(url, str) or urlsplit(url).scheme not in {"http", "https"}:
+        return None
+    return SearchHit(
+        url=url, title=str(item.get("title") or ""), snippet=str(item.get("content") or "")
+    )
+
+
+def _positive_int(value: object) -> int | None:
+    try:
+        number = int(float(value))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if number > 0 else None
+
+
+# --- The site's own search ------------------------------------------------------------------
+
+Fetch = Callable[[str], tuple[str, bytes]]  # URL -> (final URL, HTML body)
+
+
+class SiteSearchProvider(SearchProvider):
+    """Search a site through its own search form, as a URL template with {query}."""
+
+    name = "site"
+
+    def __init__(self, template: str, fetch: Fetch) -> None:
+        if QUERY not in template:
+            raise ValueError(f"The search URL template {template!r} has no {QUERY} slot.")
+        self.template = template
+        self.fetch = fetch
+
+    def search(self, query: str, *, limit: int = 10) -> SearchResults:
+        """Fetch the results page of `query` and read its result links and hit count."""
+        url = search_url(self.template, query)
+        final_url, body = self.fetch(url)
+        from analyzer import AnalyzerError, analyze
+
+        try:
+            analysis = analyze(body, final_url)
+        except AnalyzerError as exc:
+            raise SearchError(f"{url}: the results page could not be read ({exc}).") from exc
+        links = result_links(analysis, self.template)[:limit]
+        return SearchResults(
+            query=query, hits=[SearchHit(u) for u in links], total=parse_hit_count(analysis.text)
+        )
+
+
+def http_fetch(rules: Any = None) -> Fetch:
+    """Return a fetch function over the crawler's fetcher (robots.txt, SSRF guard, caps)."""
+    from crawler.fetch import SiteRules, fetch_url
+
+    site_rules = rules or SiteRules()
+
+    def fetch(url: str) -> tuple[str, bytes]:
+        result = fetch_url(url, site_rules)
+        if result.error is not None or result.status is None or result.status >= 400:
+            raise SearchError(f"{url}: {result.error or f'HTTP {result.status}'}")
+        return result.final_url or url, result.body
+
+    return fetch
+
+
+def search_url(template: str, query: str) -> str:
+    """Return the template with {query} replaced by the form-encoded query."""
+    return template.replace(QUERY, quote_plus(query))
+
+
+def is_search_url(url: str, template: str) -> bool:
+    """Tell whether `url` is a page of the template's search (same host and path)."""
+    a, b = urlsplit(url), urlsplit(template.replace(QUERY, "q"))
+    return a.netloc.lower() == b.netloc.lower() and a.path.rstrip("/") == b.path.rstrip("/")
+
+
+def result_links(analysis: Any, template: str) -> list[str]:
+    """Return a results page's result links: site links in its content areas, in page order.
+
+    Links in hub or informational areas are the results; only when the analyzer found no
+    such area do other links count. Navigation (menus, footers) never does, nor further
+    pages of the search itself.
+    """
+    host = urlsplit(template).netloc.lower()
+    usable = [
+        link
+        for link in analysis.links
+        if link.area_kind != "navigation"
+        and not link.nofollow
+        and urlsplit(link.url).netloc.lower() == host
+        and not is_search_url(link.url, template)
+    ]
+    content = [link for link in usable if link.area_kind in {"hub", "information"}]
+    return list(dict.fromkeys(link.url for link in content or usable))
+
+
+def parse_hit_count(text: str) -> int | None:
+    """Return the hit count a results page states ("1,234 results"), None if it states none."""
+    match = _HIT_COUNT.search(text or "")
+    if match is None:
+        return None
+    return int(re.sub(r"\D", "", match.group(1)))
+
+
+def find_search_template(html: str | bytes, url: str) -> str | None:
+    """Return the URL template ({query}) of the page's GET keyword search form, if any.
+
+    The hidden-web module's analysis (labels, LVS, safety checks) decides when present;
+    otherwise the simple rule: a GET form with exactly one text box, every other field
+    hidden, a select (its selected option), or a checked box, and no password or file field.
+    """
+    try:
+        from crawler.hiddenweb.urltemplate import find_search_templates
+    except ImportError:
+        find_search_templates = None
+    if find_search_templates is not None:
+        try:
+            for template in find_search_templates(html, url):
+                if template.method == "GET":
+                    return template.url
+            return None
+        except Exception:  # a parse failure there must not stop the crawl; try the simple rule
+            logger.info("Hidden-web form analysis failed on %s", url, exc_info=True)
+    return simple_search_template(html, url)
+
+
+def simple_search_template(html: str | bytes, url: str) -> str | None:
+    """Return the template of the first GET form with one text box (the simple detector)."""
+    try:
+        document = lxml.html.document_fromstring(html)
+    except (ValueError, lxml.etree.ParserError):
+        return None
+    for form in document.iter("form"):
+        template = _form_template(form, url)
+        if template is not None:
+            return template
+    return None
+
+
+def _form_template(form: Any, url: str) -> str | None:
+    if (form.get("method") or "get").strip().lower() != "get":
+        return None
+    pairs: list[tuple[str, str]] = []
+    text_boxes = 0
+    for control in form.iter("input", "select", "textarea"):
+        name = control.get("name")
+        kind = (control.get("type") or "").lower() if control.tag == "input" else control.tag
+        if kind in {"password", "file", "textarea"}:
+            return None
+        if (
+            not name
+            or control.get("disabled") is not None
+            or kind in {"submit", "button", "image", "reset"}
+        ):
+            continue
+        if control.tag == "input" and kind in _TEXT_INPUTS:
+            text_boxes += 1
+            pairs.append((name, QUERY))
+        elif kind == "hidden":
+            pairs.append((name, control.get("value") or ""))
+        elif kind in {"checkbox", "radio"}:
+            if control.get("checked") is not None:
+                pairs.append((name, control.get("value") or "on"))
+        elif control.tag == "select":
+            options = control.findall(".//option")
+            chosen = next((o for o in options if o.get("selected") is not None), None)
+            chosen = chosen if chosen is not None else (options[0] if options else None)
+            if chosen is not None:
+                pairs.append((name, chosen.get("value", chosen.text_content().strip())))
+        elif kind not in _INERT_INPUTS:
+            pairs.append((name, control.get("value") or ""))
+    if text_boxes != 1:
+        return None
+    action = urljoin(url, (form.get("action") or "").strip() or url)
+    parts = urlsplit(action)
+    if parts.scheme not in {"http", "https"}:
+        return None
+    query = "&".join(f"{quote_plus(n)}={v if v == QUERY else quote_plus(v)}" for n, v in pairs)
+    return f"{parts.scheme}://{parts.netloc}{parts.path or '/'}?{query}"

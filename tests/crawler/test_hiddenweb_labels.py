@@ -1,0 +1,80 @@
+"""Visual adjacency labels: geometry rules, and a real Chromium layout of table forms."""
+
+from __future__ import annotations
+
+import asyncio
+
+from crawler.hiddenweb.browser import FormBrowser
+from crawler.sitesearch.analysis import analyze_forms
+from crawler.sitesearch.labels import Box, TextPiece, Widget, adjacent_labels
+
+
+def widget(name: str, left: float, top: float, width: float = 100, height: float = 20) -> Widget:
+    return Widget(name, Box(left, top, width, height))
+
+
+def text(value: str, left: float, top: float, width: float = 50, height: float = 20) -> TextPiece:
+    return TextPiece(value, Box(left, top, width, height))
+
+
+def test_the_nearest_text_to_the_left_labels_a_widget():
+    labels = adjacent_labels(
+        [widget("w", 200, 100)],
+        [text("Far away", 10, 100), text("Words", 120, 100), text("Below", 200, 140)],
+    )
+    assert labels == {"w": "Words"}
+
+
+def test_text_above_labels_a_widget_when_nothing_is_left_of_it():
+    labels = adjacent_labels([widget("w", 200, 100)], [text("Section", 210, 70, height=20)])
+    assert labels == {"w": "Section"}
+
+
+def test_a_closer_text_above_beats_a_farther_text_to_the_left():
+    labels = adjacent_labels(
+        [widget("w", 300, 100)], [text("Far left", 0, 100), text("Just above", 300, 75)]
+    )
+    assert labels == {"w": "Just above"}
+
+
+def test_text_of_more_than_six_words_is_not_a_label():
+    labels = adjacent_labels(
+        [widget("w", 300, 100)],
+        [
+            text("Please enter the words you are looking for", 100, 100, width=190),
+            text("Words", 10, 100),
+        ],
+    )
+    assert labels == {"w": "Words"}
+
+
+def test_text_on_another_row_or_to_the_right_labels_nothing():
+    labels = adjacent_labels(
+        [widget("w", 200, 100)], [text("Other row", 10, 200), text("Right", 320, 100)]
+    )
+    assert labels == {}
+
+
+TABLE_FORM = """<!doctype html><html><body>
+<form action="/search/advanced" method="post"><table>
+<tr><td>Words</td><td><input name="w"></td></tr>
+<tr><td>Section</td><td><select name="sec"><option>Any</option><option>World</option></select></td></tr>
+<tr><td colspan="2">Author</td></tr><tr><td colspan="2"><input name="by"></td></tr>
+<tr><td></td><td><input type="submit" value="Find"></td></tr>
+</table></form>
+<form action="/s"><label for="q">Search</label><input id="q" name="q"></form>
+</body></html>"""
+
+
+def test_chromium_lays_out_a_table_form_and_finds_its_labels():
+    async def measure():
+        async with FormBrowser() as browser:
+            return await browser.form_labels(TABLE_FORM, "http://news.example/")
+
+    layouts = asyncio.run(measure())
+    assert layouts[0] == {"w": "Words", "sec": "Section", "by": "Author"}
+    assert layouts[1] == {"q": "Search"}  # the label text sits left of its box too
+    forms = analyze_forms(TABLE_FORM, "http://news.example/")
+    assert [e.label for e in forms[0].elements] == ["", "", ""]  # the DOM alone sees nothing
+    labelled = forms[0].with_labels(layouts[0])
+    assert [e.label for e in labelled.elements] == ["Words", "Section", "Author"]

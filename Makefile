@@ -9,15 +9,27 @@ TEST_ENV := DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/web
             CACHE_URL=$${CACHE_URL:-redis://127.0.0.1:6379/1} \
             CELERY_BROKER_URL=$${CELERY_BROKER_URL:-redis://127.0.0.1:6379/2}
 
-.PHONY: run test lint format typecheck migrations-check bench install system-packages services clean
+.PHONY: run test test-fast lint format typecheck migrations-check bench install system-packages services clean
 
 install: $(STAMP) $(NLTK_DATA)/.ready
+	@$(MAKE) --no-print-directory compile-matching > /dev/null 2>&1 \
+	  || echo "No mypyc build (make compile-matching says why): the keyword index runs as pure Python."
 
-$(STAMP): pyproject.toml setup.py clipping/matching/_speedups.c
+$(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	rm -f $(VENV)/.installed-* && touch $@
+
+# Optional: the keyword index compiled by mypyc from its own Python source (see
+# clipping/matching/compiled.py), used only while built from the current source.
+MATCHING_BUILD := clipping/matching/_mypyc/__init__.py
+.PHONY: compile-matching
+compile-matching: $(MATCHING_BUILD)
+
+$(MATCHING_BUILD): $(STAMP) $(wildcard clipping/matching/*.py)
+	rm -rf clipping/matching/_mypyc  # else importing the package reports it as out of date
+	$(PY) -c 'from clipping.matching.compiled import build; build()'
 
 $(NLTK_DATA)/.ready: $(STAMP) analyzer/nltkdata.py
 	@if [ -f /usr/share/wordnet/data.noun ]; then $(PY) -m analyzer.nltkdata $(NLTK_DATA) && touch $@; \
@@ -44,9 +56,20 @@ test: system-packages $(STAMP) services
 	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run > /dev/null
 	$(TEST_ENV) $(VENV)/bin/pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
+# The edit-test loop: no PostgreSQL, Redis or Chromium. `--fast` (tests/conftest.py) leaves out
+# the tests marked postgres, redis, browser, e2e or slow; the SQLite test database is in memory.
+FAST_ENV := DATABASE_URL=sqlite://:memory: CACHE_URL=locmemcache:// CELERY_BROKER_URL=memory://
+
+test-fast: $(STAMP)
+	$(MAKE) --no-print-directory $(NLTK_DATA)/.ready
+	$(FAST_ENV) $(VENV)/bin/pytest -n 2 --dist loadfile --fast $(PYTEST_ARGS)
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+	$(PY) scripts/check_import_cycles.py
+	$(PY) scripts/settings_table.py --check README.md
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

@@ -18,7 +18,7 @@ MAX_DEPTH = 1_000
 # Algorithm 1 thresholds, adapted to each page (see analyzer.areas.thresholds):
 #   ThrIV = clamp(THR_IV_SHARE * page Ctext, THR_IV_MIN, THR_IV_MAX)
 #   ThrHV = clamp(THR_HV_SHARE * page links, THR_HV_MIN, THR_HV_MAX)
-# Calibrated on the 60 pages of ../shared/eval/extraction-dev
+# Calibrated on the 60 real pages of the extraction dev set (bench/analyzer_extraction.py)
 # (`python bench/analyzer_extraction.py --calibrate` prints the sweep):
 # - ThrIV: with these values Algorithm 1's informational areas, before the article body is
 #   merged into one area, hold 99.5% of the articles' text (shingle recall), with a median

@@ -11,6 +11,7 @@ make Greek and English pages comparable, and spaces depend on indentation only).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -177,6 +178,11 @@ def walk(soup: BeautifulSoup) -> Page:
     return _Walker(page).run(html)
 
 
+# One open element: its node, the iterator over its children, per-name child counts, and
+# the anchor it opened (None unless it is an <a href>).
+_Frame = tuple[Node, Iterator[Any], dict[str, int], Anchor | None]
+
+
 class _Walker:
     """State of one walk; `run` is the whole algorithm."""
 
@@ -189,6 +195,8 @@ class _Walker:
         self.owners: list[Node] = []
         self.chrome: tuple[Node, ...] = ()
         self.heading = 0
+        self.link_depth = 0  # <a> elements open around the current position
+        self.anchor: Anchor | None = None  # the innermost open <a href>
 
     def flush(self) -> None:
         """Close the current block and credit its owner."""
@@ -218,122 +226,134 @@ class _Walker:
 
     def run(self, html: Tag) -> Page:
         """Walk the tree below html iteratively, measuring nodes as they close."""
-        page = self.page
-        nodes = page.nodes
-        ids = page.ids
-        class_uses = page.class_uses
-        style_uses = page.style_uses
-        page.lang = _attr(html, "lang")
+        self.page.lang = _attr(html, "lang")
         root = Node(html, None, 0, 1, 0)
-        nodes.append(root)
+        self.page.nodes.append(root)
         self.owners.append(root)
-        # Each frame: node, iterator over its children, per-name child counts, open anchor.
-        stack: list[tuple[Node, Any, dict[str, int], Anchor | None]] = [
-            (root, iter(html.contents), {}, None)
-        ]
-        link_depth = 0
-        anchor: Anchor | None = None
-        buffer = self.buffer  # flush() empties it in place
+        stack: list[_Frame] = [(root, iter(html.contents), {}, None)]
+        text, open_, close = self.text, self.open, self.close  # bound once: the loop is hot
         while stack:
             node, children, counts, own_anchor = stack[-1]
             for child in children:
                 if isinstance(child, str):
-                    if child.isspace():
-                        if buffer:
-                            buffer.append(" ")
+                    text(node, child)
+                elif isinstance(child, Tag):
+                    if child.name == "head":
+                        self.read_head(child)
                         continue
-                    chars = non_space(child)
-                    node.text += chars
-                    node.own += chars
-                    node.iv += chars
-                    buffer.append(child)
-                    self.buffer_chars += chars
-                    if link_depth:
-                        node.link_text += chars
-                        self.buffer_link_chars += chars
-                        if anchor is not None:
-                            anchor.parts.append(child)
-                    continue
-                if not isinstance(child, Tag):
-                    continue
-                name = child.name
-                if name == "head":
-                    self.read_head(child)
-                    continue
-                nth = counts[name] = counts.get(name, 0) + 1
-                new = Node(child, node, len(nodes), nth, node.depth + 1)
-                nodes.append(new)
-                # The builder keeps every attribute a plain string (no multi-valued lists).
-                attrs: dict[str, str] = child.attrs  # type: ignore[assignment]
-                if name in CHROME_TAGS:
-                    new.chrome = True
-                if attrs:
-                    ident = attrs.get("id")
-                    classes = attrs.get("class")
-                    if ident:
-                        ids[ident] = ids.get(ident, 0) + 1
-                    if classes:
-                        class_uses[classes] = class_uses.get(classes, 0) + 1
-                    style = attrs.get("style")
-                    if style:
-                        style_uses[style] = style_uses.get(style, 0) + 1
-                    if not new.chrome and name not in PAGE_TAGS:
-                        new.chrome = (
-                            (classes is not None and names_chrome(classes))
-                            or (ident is not None and names_chrome(ident))
-                            or attrs.get("role") in CHROME_ROLES
-                        )
-                if new.chrome:
-                    self.chrome = (*self.chrome, new)
-                if name in BLOCK_TAGS:
-                    if buffer:
-                        self.flush()
-                    self.owners.append(new)
-                if name in HEADINGS:
-                    new.heading = HEADINGS[name]
-                    self.heading = new.heading
-                new_anchor = None
-                if name == "a":
-                    link_depth += 1
-                    href = attrs.get("href")
-                    if href is not None:
-                        new_anchor = Anchor(new, str(href), str(attrs.get("rel") or ""))
-                        page.anchors.append(new_anchor)
-                        self.pending.append(new_anchor)
-                        anchor = new_anchor
-                stack.append((new, iter(child.contents), {}, new_anchor))
-                break
+                    stack.append(open_(node, child, counts))
+                    break
             else:
-                # Post-order: the node is complete; finish it and add it to its parent.
+                # Post-order: the node is complete.
                 stack.pop()
-                name = node.name
-                if name in BLOCK_TAGS:
-                    if buffer:
-                        self.flush()
-                    self.owners.pop()
-                if node.heading:
-                    self.heading = 0
-                if node.chrome:
-                    self.chrome = self.chrome[:-1]
-                if name == "a":
-                    node.links += 1
-                    node.hv += 1
-                    node.link_text = node.text
-                    link_depth -= 1
-                    if own_anchor is not None:
-                        anchor = None
-                if name in WEIGHT_IV_TAGS:
-                    node.iv *= 2
-                node.end = len(nodes)
-                parent = node.parent
-                if parent is not None:
-                    parent.text += node.text
-                    parent.link_text += node.link_text
-                    parent.links += node.links
-                    parent.iv += node.iv
-                    parent.hv += node.hv
-                    parent.good += node.good
-        return page
+                close(node, own_anchor)
+        return self.page
+
+    def text(self, node: Node, text: str) -> None:
+        """Credit a text node to its element, the open block and the open link."""
+        if text.isspace():
+            if self.buffer:
+                self.buffer.append(" ")
+            return
+        chars = non_space(text)
+        node.text += chars
+        node.own += chars
+        node.iv += chars
+        self.buffer.append(text)
+        self.buffer_chars += chars
+        if self.link_depth:
+            node.link_text += chars
+            self.buffer_link_chars += chars
+            if self.anchor is not None:
+                self.anchor.parts.append(text)
+
+    def open(self, parent: Node, tag: Tag, counts: dict[str, int]) -> _Frame:
+        """Make the node of an element the walk enters; return its stack frame."""
+        name = tag.name
+        nodes = self.page.nodes
+        nth = counts[name] = counts.get(name, 0) + 1
+        node = Node(tag, parent, len(nodes), nth, parent.depth + 1)
+        nodes.append(node)
+        # The builder keeps every attribute a plain string (no multi-valued lists).
+        attrs: dict[str, str] = tag.attrs  # type: ignore[assignment]
+        if name in CHROME_TAGS:
+            node.chrome = True
+        if attrs:
+            self.read_attributes(node, attrs)
+        return node, iter(tag.contents), {}, self.enter(node, attrs)
+
+    def read_attributes(self, node: Node, attrs: dict[str, str]) -> None:
+        """Count the element's id, class and style; mark it chrome when they name chrome."""
+        page = self.page
+        ident = attrs.get("id")
+        classes = attrs.get("class")
+        if ident:
+            page.ids[ident] = page.ids.get(ident, 0) + 1
+        if classes:
+            page.class_uses[classes] = page.class_uses.get(classes, 0) + 1
+        style = attrs.get("style")
+        if style:
+            page.style_uses[style] = page.style_uses.get(style, 0) + 1
+        if not node.chrome and node.name not in PAGE_TAGS:
+            node.chrome = (
+                (classes is not None and names_chrome(classes))
+                or (ident is not None and names_chrome(ident))
+                or attrs.get("role") in CHROME_ROLES
+            )
+
+    def enter(self, node: Node, attrs: dict[str, str]) -> Anchor | None:
+        """Open what an element starts (chrome, block, heading, link); return its anchor."""
+        name = node.name
+        if node.chrome:
+            self.chrome = (*self.chrome, node)
+        if name in BLOCK_TAGS:
+            if self.buffer:
+                self.flush()
+            self.owners.append(node)
+        if name in HEADINGS:
+            node.heading = HEADINGS[name]
+            self.heading = node.heading
+        if name != "a":
+            return None
+        self.link_depth += 1
+        href = attrs.get("href")
+        if href is None:
+            return None
+        anchor = Anchor(node, str(href), str(attrs.get("rel") or ""))
+        self.page.anchors.append(anchor)
+        self.pending.append(anchor)
+        self.anchor = anchor
+        return anchor
+
+    def close(self, node: Node, own_anchor: Anchor | None) -> None:
+        """Finish an element: close what it opened and add its measures to its parent."""
+        name = node.name
+        if name in BLOCK_TAGS:
+            if self.buffer:
+                self.flush()
+            self.owners.pop()
+        if node.heading:
+            self.heading = 0
+        if node.chrome:
+            self.chrome = self.chrome[:-1]
+        if name == "a":
+            node.links += 1
+            node.hv += 1
+            node.link_text = node.text
+            self.link_depth -= 1
+            if own_anchor is not None:
+                self.anchor = None
+        if name in WEIGHT_IV_TAGS:
+            node.iv *= 2
+        node.end = len(self.page.nodes)
+        parent = node.parent
+        if parent is not None:
+            parent.text += node.text
+            parent.link_text += node.link_text
+            parent.links += node.links
+            parent.iv += node.iv
+            parent.hv += node.hv
+            parent.good += node.good
 
     def read_head(self, head: Tag) -> None:
         """Read the title, <base href> and meta properties from <head>.

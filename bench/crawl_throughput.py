@@ -14,7 +14,7 @@ Each leg runs in its own process too, so each gets a core and its own peak-memor
            versions and links in the database, in a dedicated database (DATABASE_URL's
            server, database "webclip_bench_crawl", created and dropped here).
 
-Target (issue 5): ours / scrapy >= 1.0 pages per second for fetch + link extraction; the
+Target: ours / scrapy >= 1.0 pages per second for fetch + link extraction; the
 analyze+store cost is reported separately.
 
 Usage: .venv/bin/python bench/crawl_throughput.py [--pages N] [--rounds R] [--skip-store]

@@ -1,4 +1,4 @@
-"""Benchmark xCrawl's recall (issue 6) against breadth-first and a best-first focused crawler.
+"""Benchmark xCrawl's recall against breadth-first and a best-first focused crawler.
 
 The site: a generated shop on 127.0.0.1 (tests/crawler/xcrawl_site.py), about 3,900 pages:
 a header menu with JavaScript brand menus built on hover, a category hierarchy (12 sections
@@ -53,11 +53,11 @@ from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
 from analyzer import analyze  # noqa: E402
 from analyzer.text import stems, tokenize  # noqa: E402
+from crawler.conf import xcrawl_settings  # noqa: E402
 from crawler.models import Site  # noqa: E402
 from crawler.run.loop import crawl  # noqa: E402
 from crawler.strategies import PageObservation, Strategy, register  # noqa: E402
 from crawler.strategies.xcrawl import XCrawl, XCrawlHits, XCrawlPageRank  # noqa: E402
-from crawler.strategies.xcrawl.config import xcrawl_settings  # noqa: E402
 from crawler.strategies.xcrawl.validator import validate  # noqa: E402
 from crawler.topic import Topic, register_topic_provider  # noqa: E402
 from tests.crawler.servers import SiteServer  # noqa: E402

@@ -16,7 +16,7 @@ Legs, each on a fresh copy of the site and its own Site row:
 - one-page: both again with each result list read on its first page only (He et al. settle
             for one page per selection): what walking the list's own pages is for.
 
-Targets (issue 7): >= 90% of the hidden articles that mention a user's keyword found;
+Targets: >= 90% of the hidden articles that mention a user's keyword found;
 >= 5x fewer second-level URLs after dedup with none of the matching articles lost; zero
 submissions to the login and newsletter forms.
 

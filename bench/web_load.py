@@ -16,7 +16,7 @@ Server: gunicorn gthread, --workers 3 --threads 4 by default. Two cores: three p
 both cores busy while one waits on PostgreSQL (which shares the cores), and four threads per
 process overlap those waits and keep 50 keep-alive connections without 50 processes.
 
-Target (issue 8): p95 < 200 ms and zero errors, per page kind and overall; the last line says
+Target: p95 < 200 ms and zero errors, per page kind and overall; the last line says
 PASS or FAIL. Before the load, queries per page are counted in-process for the lightest and the
 heaviest user: equal counts mean no query grows with the clips on a page. The server's CPU per
 request (gunicorn workers) and PostgreSQL's busy time are printed too: unlike latency they

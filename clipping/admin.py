@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from clipping import backfill, tasks
 from clipping.models import Clip, Delivery, Digest, KeywordList, Match, Suppression, WebhookEvent
 
 
@@ -18,6 +19,15 @@ class KeywordListAdmin(admin.ModelAdmin):
     list_filter = ["active", "language", "use_synonyms", "match_all", "mail_enabled"]
     search_fields = ["name", "owner__email", "terms"]
     raw_id_fields = ["owner"]
+
+    def save_model(self, request, obj: KeywordList, form, change: bool) -> None:
+        """Save the list and ask for a backfill if it is new or now matches differently."""
+        before = None
+        if change:
+            before = backfill.matching_state(KeywordList.objects.get(pk=obj.pk))
+        super().save_model(request, obj, form, change)
+        if backfill.needs_backfill(before, obj):
+            tasks.request_backfill(obj.id)
 
 
 class MatchInline(admin.TabularInline):

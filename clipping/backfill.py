@@ -11,10 +11,11 @@ last CLIPPING_BACKFILL_DAYS days is matched against that one list, newest first:
 - clips and matches are the ones ingest makes (same unique keys, same duplicate rules), so
   a backfill that runs twice, or alongside the crawler's ingest, makes nothing twice;
 - it runs once every worker's keyword index has picked the list up (the refresh interval
-  plus a margin), so pages ingested in between with an index that lacked the list are
-  covered too.
+  plus a margin: `clipping.tasks.request_backfill`), so pages ingested in between with an
+  index that lacked the list are covered too.
 
-The matches are published like any other (instant mail or the next digest).
+Whoever saves a list asks `needs_backfill` whether to request one. The new matches are
+returned and published like any other (instant mail or the next digest).
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ import logging
 from datetime import timedelta
 from urllib.parse import urlsplit
 
-from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from clipping import publisher
+from clipping.conf import clipping_settings
 from clipping.ingest import IngestResult, analysis_of, clip_area, clippable_areas
 from clipping.matching import KeywordIndex, compile_text
 from clipping.models import KeywordList, Match
@@ -37,16 +37,17 @@ from crawler.models import PageVersion
 
 log = logging.getLogger(__name__)
 
-# The list fields that change what a list matches: a save touching only others (name, mail
+# The list fields that change what a list matches: an edit touching only others (name, mail
 # switch) does not backfill.
 MATCHING_FIELDS = ("active", "terms", "language", "use_synonyms", "match_all")
 
 
 def backfill_list(list_id: int) -> IngestResult:
     """Match the recent pages against one list; return what was made."""
-    days = float(getattr(settings, "CLIPPING_BACKFILL_DAYS", 7))
-    max_pages = int(getattr(settings, "CLIPPING_BACKFILL_MAX_PAGES", 500))
-    max_matches = int(getattr(settings, "CLIPPING_BACKFILL_MAX_MATCHES", 20))
+    conf = clipping_settings()
+    days = conf.backfill_days
+    max_pages = conf.backfill_max_pages
+    max_matches = conf.backfill_max_matches
     result = IngestResult()
     if days <= 0 or max_pages <= 0 or max_matches <= 0:
         result.skipped = "Backfill is off."
@@ -73,12 +74,10 @@ def backfill_list(list_id: int) -> IngestResult:
             continue
         host = urlsplit(version.page.url).hostname
         with transaction.atomic():
-            before = len(result.match_ids)
             for area in clippable_areas(analysis):
                 spans = index.match(area.text, host=host).get(list_id)
                 if spans:
                     clip_area(version, analysis, area, {list_id: (spans, spans)}, result)
-            publisher.notify(result.match_ids[before:])
         if len(result.match_ids) >= max_matches:
             break
     log.info("Backfill of list %s: %s clips, %s matches", list_id, result.clips, result.matches)
@@ -105,34 +104,14 @@ def _recent_versions(list_id: int, since, limit: int) -> list[PageVersion]:
     )
 
 
-def list_saved(sender, instance: KeywordList, created: bool, update_fields=None, **kwargs) -> None:
-    """post_save receiver: queue a backfill when what the list matches may have changed."""
-    if not instance.active:
-        return
-    if update_fields is not None and not set(update_fields) & set(MATCHING_FIELDS):
-        return
-    previous = getattr(instance, "_webclip_matching_state", None)
-    state = _matching_state(instance)
-    if not created and previous is not None and previous == state:
-        return
-    instance._webclip_matching_state = state
-    from clipping.tasks import backfill_list as task  # tasks import this module
-
-    # Wait until every worker's index has the list: a page ingested before then was matched
-    # without it, and the backfill, coming after, covers it.
-    delay = float(getattr(settings, "CLIPPING_INDEX_REFRESH_SECONDS", 10)) + 5
-    list_id = instance.id
-    transaction.on_commit(lambda: task.apply_async((list_id,), countdown=delay))
+def matching_state(keyword_list: KeywordList) -> tuple:
+    """Return the values that decide what a list matches, to compare before and after an edit."""
+    return tuple(getattr(keyword_list, name) for name in MATCHING_FIELDS)
 
 
-def list_loaded(sender, instance: KeywordList, **kwargs) -> None:
-    """post_init receiver: remember what the list matched when it was read."""
-    instance._webclip_matching_state = _matching_state(instance)
+def needs_backfill(before: tuple | None, keyword_list: KeywordList) -> bool:
+    """Tell whether a saved list may match pages it did not: new or changed, and active.
 
-
-def _matching_state(instance: KeywordList) -> tuple | None:
-    # Read from __dict__: touching a deferred field would load the row (and init again).
-    values = instance.__dict__
-    if any(name not in values for name in MATCHING_FIELDS):
-        return None
-    return tuple(values[name] for name in MATCHING_FIELDS)
+    before: the list's `matching_state` as it was read, None for a list just created.
+    """
+    return keyword_list.active and before != matching_state(keyword_list)

@@ -1,36 +1,101 @@
-"""Publishing settings, read from Django settings with the defaults documented here."""
+"""Every clipping setting (CLIPPING_*), each default stated once here.
+
+Each is read from Django settings if set there, else from the environment variable of the
+same name, else its default; a value that cannot work raises SettingError naming it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.conf import settings
+from config.env import Settings, setting
 
 
 @dataclass(frozen=True)
-class ClippingSettings:
-    instant_per_hour: int  # instant mails per user and clock hour before the hourly digest
-    claim_timeout: timedelta  # a send claimed longer than this is taken to be abandoned
-    stalled_after: timedelta  # an unclaimed instant match older than this is re-enqueued
-    duplicate_threshold: float  # estimated Jaccard of word 3-shingles that makes a duplicate
-    page_size: int  # clips per page on "My clips"
-    feed_items: int  # entries in the Atom feed
+class ClippingSettings(Settings):
+    """Publishing, the keyword index and backfills."""
 
-
-def clipping_settings() -> ClippingSettings:
-    """Return the publishing settings in effect now."""
-    return ClippingSettings(
-        instant_per_hour=int(getattr(settings, "CLIPPING_INSTANT_MAILS_PER_HOUR", 20)),
-        claim_timeout=timedelta(seconds=float(getattr(settings, "CLIPPING_CLAIM_TIMEOUT", 600))),
-        stalled_after=timedelta(seconds=float(getattr(settings, "CLIPPING_STALLED_AFTER", 120))),
-        duplicate_threshold=float(getattr(settings, "CLIPPING_DUPLICATE_THRESHOLD", 0.85)),
-        page_size=int(getattr(settings, "CLIPPING_PAGE_SIZE", 20)),
-        feed_items=int(getattr(settings, "CLIPPING_FEED_ITEMS", 50)),
+    instant_per_hour: int = setting(
+        "CLIPPING_INSTANT_MAILS_PER_HOUR",
+        20,
+        "instant mails per person and clock hour; the rest of the hour goes into one hourly digest",
+        minimum=1,
+    )
+    claim_timeout: timedelta = setting(
+        "CLIPPING_CLAIM_TIMEOUT",
+        timedelta(seconds=600),
+        "how long a send may hold its claim before another worker takes it over (90, 15m, 2h)",
+        minimum=60,
+    )
+    stalled_after: timedelta = setting(
+        "CLIPPING_STALLED_AFTER",
+        timedelta(seconds=120),
+        "how long an unclaimed instant match waits before the periodic sweep queues it again",
+        minimum=10,
+    )
+    duplicate_threshold: float = setting(
+        "CLIPPING_DUPLICATE_THRESHOLD",
+        0.85,
+        "estimated text overlap (Jaccard of word 3-shingles) that makes a clip a duplicate",
+        minimum=0,
+        maximum=1,
+    )
+    page_size: int = setting("CLIPPING_PAGE_SIZE", 20, "clips per page of My clips", minimum=1)
+    feed_items: int = setting("CLIPPING_FEED_ITEMS", 50, "entries in the Atom feed", minimum=1)
+    send_max_retries: int = setting(
+        "CLIPPING_SEND_MAX_RETRIES", 8, "Celery retries of a failed send", minimum=0
+    )
+    send_retry_backoff: int = setting(
+        "CLIPPING_SEND_RETRY_BACKOFF",
+        30,
+        "seconds before the first retry of a failed send, doubled each time (with jitter)",
+        minimum=1,
+    )
+    send_retry_backoff_max: int = setting(
+        "CLIPPING_SEND_RETRY_BACKOFF_MAX",
+        3600,
+        "longest wait between two retries, in seconds",
+        minimum=1,
+    )
+    index_refresh_seconds: float = setting(
+        "CLIPPING_INDEX_REFRESH_SECONDS",
+        10.0,
+        "how often each worker's keyword index applies list changes, in seconds",
+        minimum=0,
+    )
+    index_line_cache_seconds: int = setting(
+        "CLIPPING_INDEX_LINE_CACHE_SECONDS",
+        30 * 86400,
+        "how long compiled term lines stay in the shared cache, in seconds",
+        minimum=60,
+    )
+    backfill_days: float = setting(
+        "CLIPPING_BACKFILL_DAYS",
+        7.0,
+        "a new, reactivated or widened list is matched against the pages fetched in these last days (0: off)",
+        minimum=0,
+    )
+    backfill_max_pages: int = setting(
+        "CLIPPING_BACKFILL_MAX_PAGES",
+        500,
+        "most pages one backfill analyses, newest first",
+        minimum=0,
+    )
+    backfill_max_matches: int = setting(
+        "CLIPPING_BACKFILL_MAX_MATCHES", 20, "most matches one backfill makes", minimum=0
     )
 
 
+SECTIONS: tuple[type[Settings], ...] = (ClippingSettings,)
+
+
+def clipping_settings() -> ClippingSettings:
+    """Return the clipping settings in effect now."""
+    return ClippingSettings.load()
+
+
 # Celery reads retry options when the task is declared, so these are read once at import.
-SEND_MAX_RETRIES = int(getattr(settings, "CLIPPING_SEND_MAX_RETRIES", 8))
-SEND_RETRY_BACKOFF = int(getattr(settings, "CLIPPING_SEND_RETRY_BACKOFF", 30))
-SEND_RETRY_BACKOFF_MAX = int(getattr(settings, "CLIPPING_SEND_RETRY_BACKOFF_MAX", 3600))
+SEND_MAX_RETRIES: int = ClippingSettings.read("send_max_retries")
+SEND_RETRY_BACKOFF: int = ClippingSettings.read("send_retry_backoff")
+SEND_RETRY_BACKOFF_MAX: int = ClippingSettings.read("send_retry_backoff_max")

@@ -22,7 +22,7 @@ from django.urls import reverse
 
 from clipping.conf import clipping_settings
 from clipping.models import Digest, Match
-from clipping.render import one_line, safe_url
+from clipping.safetext import one_line, safe_url
 from clipping.unsubscribe import unsubscribe_url
 
 SUBJECT_LIMIT = 200

@@ -16,7 +16,7 @@ from django.utils.feedgenerator import Atom1Feed
 from accounts.models import User
 from clipping.conf import clipping_settings
 from clipping.models import Clip, Match
-from clipping.render import highlight_html, one_line, safe_url
+from clipping.safetext import highlight_html, one_line, safe_url
 
 
 def clips_with_my_matches(user: User, keyword_list: object | None = None) -> QuerySet[Clip]:

@@ -8,11 +8,11 @@
 3. Match the area against the keyword index. A list counts only if one of its spans lies in
    a new sentence: unchanged text never notifies again, whichever lists exist now.
 4. One Clip per version and area (unique), its summary around the first new span, its time
-   the one the page declares (clipping.published), else when first seen (for new text on a
+   the one the page declares (clipping.pubdate), else when first seen (for new text on a
    page ingested before, always when first seen). A near
    duplicate of a clip from another page joins that clip's story as a duplicate.
 5. One Match per list and story (unique): a list that already has the story gets no second.
-6. Remember the version's sentence digests; instant mail is queued when the transaction commits.
+6. Remember the version's sentence digests; the new matches are returned for the caller to mail.
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from django.db import transaction
 
 from analyzer import AnalyzerError, InfoArea, PageAnalysis, analyze, summarize
 from analyzer.text import sentence_spans, tokenize
-from clipping import dedup, publisher
+from clipping import neardup
 from clipping.conf import clipping_settings
 from clipping.models import Clip, KeywordList, Match, SeenText
-from clipping.published import published_time
-from clipping.render import one_line
+from clipping.pubdate import published_time
+from clipping.safetext import one_line
 from crawler.models import PageVersion
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class IngestResult:
     duplicates: int = 0  # clips linked to a story first seen on another page
     repeats: int = 0  # matches not made: the list already had the story
     skipped: str = ""  # why nothing was looked at
-    match_ids: list[int] = field(default_factory=list)
+    match_ids: list[int] = field(default_factory=list)  # the new matches, to be mailed
 
 
 def ingest_version(version_id: int, *, index: KeywordIndex | None = None) -> IngestResult:
@@ -117,7 +117,6 @@ def ingest(
         seen.remember(digests)
         seen.version_id = max(seen.version_id, page_version.id)
         seen.save()
-        publisher.notify(result.match_ids)
     return result
 
 
@@ -172,6 +171,7 @@ def clip_area(
 ) -> None:
     """Write the clip of one area and one match per list that does not have its story yet.
 
+    found: list id -> (its spans in new sentences, all its spans).
     revision: the version changes a page ingested before, so its new text dates from now,
     not from the publication time the page declares.
     """
@@ -179,14 +179,33 @@ def clip_area(
     if not owners:
         return
     lists = sorted(owners)
+    clip = _write_clip(
+        version, analysis, area, [found[list_id] for list_id in lists], result, revision=revision
+    )
+    for list_id in lists:
+        _write_match(
+            clip, list_id, owners[list_id], found[list_id], (area.text, analysis.language), result
+        )
+
+
+def _write_clip(
+    version: PageVersion,
+    analysis: PageAnalysis,
+    area: InfoArea,
+    found: list[tuple[list[MatchedSpan], list[MatchedSpan]]],
+    result: IngestResult,
+    *,
+    revision: bool,
+) -> Clip:
+    """Return the area's clip, written once; a near duplicate joins its original's story."""
     language = analysis.language
-    first = min((found[list_id][0][0] for list_id in lists), key=lambda s: (s.start, s.end))
-    every = [span for list_id in lists for span in found[list_id][1]]
+    first = min((new[0] for new, _ in found), key=lambda s: (s.start, s.end))
+    every = [span for _, spans in found for span in spans]
     summary, marks = _window(area.text, first, every, language)
-    print_ = dedup.fingerprint(area.text)
+    print_ = neardup.fingerprint(area.text)
     original = None
     if print_ is not None:
-        original = dedup.find_original(
+        original = neardup.find_original(
             print_,
             threshold=clipping_settings().duplicate_threshold,
             exclude_page_id=version.page_id,
@@ -214,26 +233,35 @@ def clip_area(
         result.clips += 1
         result.duplicates += original is not None
         if print_ is not None:
-            dedup.store_bands(clip, print_)
-    story_id = clip.duplicate_of_id or clip.id
-    for list_id in lists:
-        new, spans = found[list_id]
-        list_summary, list_marks = _window(area.text, new[0], spans, language)
-        match, made = Match.objects.get_or_create(
-            keyword_list_id=list_id,
-            story_id=story_id,
-            defaults={
-                "owner_id": owners[list_id],
-                "clip": clip,
-                "summary": list_summary,
-                "spans": list_marks,
-            },
-        )
-        if made:
-            result.matches += 1
-            result.match_ids.append(match.id)
-        else:
-            result.repeats += 1
+            neardup.store_bands(clip, print_)
+    return clip
+
+
+def _write_match(
+    clip: Clip,
+    list_id: int,
+    owner_id: int,
+    found: tuple[list[MatchedSpan], list[MatchedSpan]],
+    area: tuple[str, str],
+    result: IngestResult,
+) -> None:
+    """Write one list's match of the clip's story, unless the list has that story already.
+
+    area: the area's text and language, for the list's own summary.
+    """
+    new, spans = found
+    text, language = area
+    summary, marks = _window(text, new[0], spans, language)
+    match, made = Match.objects.get_or_create(
+        keyword_list_id=list_id,
+        story_id=clip.duplicate_of_id or clip.id,
+        defaults={"owner_id": owner_id, "clip": clip, "summary": summary, "spans": marks},
+    )
+    if made:
+        result.matches += 1
+        result.match_ids.append(match.id)
+    else:
+        result.repeats += 1
 
 
 def _published_at(version: PageVersion) -> datetime:

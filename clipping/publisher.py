@@ -107,13 +107,10 @@ def list_refusal(keyword_list: KeywordList) -> str:
     return ""
 
 
-def notify(match_ids: list[int]) -> None:
-    """Queue instant mail for new matches whose owners want it, once the transaction commits."""
-    from clipping import tasks  # tasks import this module
-
+def instant_matches(match_ids: list[int]) -> list[int]:
+    """Return the new matches to mail one by one now; the digest planner takes the others."""
     instant = Match.objects.filter(id__in=match_ids, owner__delivery_mode=User.Delivery.INSTANT)
-    for match_id in instant.values_list("id", flat=True):
-        tasks.deliver_match.delay_on_commit(match_id)
+    return list(instant.order_by("id").values_list("id", flat=True))
 
 
 def deliver_match(match_id: int) -> Outcome:

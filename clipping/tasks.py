@@ -1,11 +1,20 @@
-"""Celery tasks of clipping (the "publish" queue): thin callers of ingest, publisher and digests."""
+"""Celery tasks of clipping (the "publish" queue), and the one place clipping enqueues work.
+
+The tasks are thin callers of ingest, backfill, publisher and digests, which return what must
+happen next (new matches to mail, digests due); the tasks and the functions below queue it.
+"""
 
 from __future__ import annotations
 
 from celery import shared_task
 
 from clipping import backfill, digests, ingest, publisher
-from clipping.conf import SEND_MAX_RETRIES, SEND_RETRY_BACKOFF, SEND_RETRY_BACKOFF_MAX
+from clipping.conf import (
+    SEND_MAX_RETRIES,
+    SEND_RETRY_BACKOFF,
+    SEND_RETRY_BACKOFF_MAX,
+    clipping_settings,
+)
 
 _RETRY = {
     "autoretry_for": (publisher.TransientSendError,),
@@ -14,19 +23,23 @@ _RETRY = {
     "retry_jitter": True,
     "max_retries": SEND_MAX_RETRIES,
 }
+# Seconds a backfill waits beyond the keyword index's refresh interval.
+BACKFILL_MARGIN = 5.0
 
 
 @shared_task
 def ingest_version(version_id: int) -> dict[str, object]:
-    """Turn a new or changed page version into clips and matches."""
+    """Turn a new or changed page version into clips and matches, and mail the instant ones."""
     result = ingest.ingest_version(version_id)
+    queue_instant_mail(result.match_ids)
     return {"clips": result.clips, "matches": result.matches, "skipped": result.skipped}
 
 
 @shared_task
 def backfill_list(list_id: int) -> dict[str, object]:
-    """Match the recently crawled pages against a new or edited list."""
+    """Match the recently crawled pages against a new or edited list, and mail the instant ones."""
     result = backfill.backfill_list(list_id)
+    queue_instant_mail(result.match_ids)
     return {"clips": result.clips, "matches": result.matches, "skipped": result.skipped}
 
 
@@ -57,3 +70,17 @@ def publish_due() -> dict[str, int]:
 def enqueue_ingest(version_id: int) -> None:
     """Crawler page handler: ingest a version on the publish queue (called after commit)."""
     ingest_version.delay(version_id)
+
+
+def queue_instant_mail(match_ids: list[int]) -> None:
+    """Queue, after commit, the mail of the matches whose owners want each one at once."""
+    for match_id in publisher.instant_matches(match_ids):
+        deliver_match.delay_on_commit(match_id)
+
+
+def request_backfill(list_id: int) -> None:
+    """Queue the backfill of a new or widened list, after commit and every index's refresh."""
+    # A page ingested before every worker's index has the list was matched without it; the
+    # backfill, coming after, covers it.
+    delay = clipping_settings().index_refresh_seconds + BACKFILL_MARGIN
+    backfill_list.apply_async_on_commit((list_id,), countdown=delay)

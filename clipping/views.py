@@ -19,6 +19,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
+from clipping import backfill, tasks
 from clipping import unsubscribe as unsubscribing
 from clipping.conf import clipping_settings
 from clipping.feeds import clips_with_my_matches
@@ -96,6 +97,8 @@ def list_create(request: HttpRequest) -> HttpResponse:
     form = KeywordListForm(request.POST or None, owner=request.user)
     if request.method == "POST" and form.is_valid():
         keyword_list = form.save()
+        if backfill.needs_backfill(None, keyword_list):
+            tasks.request_backfill(keyword_list.id)
         messages.success(request, f"List “{keyword_list.name}” created.")
         return redirect(keyword_list)
     return render(request, "clipping/list_form.html", {"form": form, "creating": True})
@@ -119,9 +122,12 @@ def list_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 def list_edit(request: HttpRequest, pk: int) -> HttpResponse:
     keyword_list = _own_list(request, pk)
+    before = backfill.matching_state(keyword_list)  # validating the form changes the list
     form = KeywordListForm(request.POST or None, instance=keyword_list, owner=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
+        if backfill.needs_backfill(before, keyword_list):
+            tasks.request_backfill(keyword_list.id)
         messages.success(request, f"List “{keyword_list.name}” saved.")
         return redirect(keyword_list)
     return render(

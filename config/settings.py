@@ -14,58 +14,10 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
+from config.env import env_bool, env_int, env_list, env_str
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-VAR_DIR = Path(os.environ.get("WEBCLIP_VAR_DIR", BASE_DIR / "var"))
-
-_TRUE = {"1", "true", "yes", "on"}
-_FALSE = {"0", "false", "no", "off", ""}
-
-
-def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
-
-
-def env_bool(name: str, default: bool = False) -> bool:
-    raw = os.environ.get(name)
-    if raw is None:
-        return default
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return True
-    if value in _FALSE:
-        return False
-    raise ImproperlyConfigured(f"{name} must be a boolean (1/0, true/false, yes/no), got {raw!r}")
-
-
-def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
-    if minimum is not None and value < minimum:
-        raise ImproperlyConfigured(f"{name} must be at least {minimum}, got {value}")
-    return value
-
-
-def env_float(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
-
-
-def env_list(name: str, default: list[str]) -> list[str]:
-    raw = os.environ.get(name)
-    if raw is None:
-        return list(default)
-    return [item.strip() for item in raw.split(",") if item.strip()]
-
+VAR_DIR = Path(env_str("WEBCLIP_VAR_DIR", str(BASE_DIR / "var")))
 
 # --- Core -------------------------------------------------------------------------------------
 
@@ -355,84 +307,10 @@ WEBCLIP_NLTK_DATA = env_str("WEBCLIP_NLTK_DATA", str(VAR_DIR / "nltk_data"))
 os.environ.setdefault("WEBCLIP_NLTK_DATA", WEBCLIP_NLTK_DATA)
 WEBCLIP_ADMIN_EMAIL = env_str("WEBCLIP_ADMIN_EMAIL", "admin@example.com")
 
-# --- Crawl runs (crawler/conf.py) ---------------------------------------------------------------
-# Fetches in flight per run (politeness per host is the fetcher's), the wall-clock cap of one run
-# (below CELERY_TASK_SOFT_TIME_LIMIT), how long a run may go without a heartbeat before another
-# worker takes the site over, the newest versions per page that keep their body, links kept per page.
-CRAWLER_RUN_CONCURRENCY = env_int("CRAWLER_RUN_CONCURRENCY", 16, minimum=1)
-CRAWLER_RUN_SECONDS = env_int("CRAWLER_RUN_SECONDS", 1200, minimum=10)
-CRAWLER_HEARTBEAT_TIMEOUT = env_int("CRAWLER_HEARTBEAT_TIMEOUT", 300, minimum=5)
-CRAWLER_VERSIONS_KEPT = env_int("CRAWLER_VERSIONS_KEPT", 10, minimum=1)
-CRAWLER_MAX_LINKS_PER_PAGE = env_int("CRAWLER_MAX_LINKS_PER_PAGE", 1000, minimum=1)
-
-# --- Fetching (crawler/fetch/policy.py) ----------------------------------------------------------
-CRAWLER_USER_AGENT = env_str("CRAWLER_USER_AGENT", "WebclipBot/0.1 (+https://example.invalid/bot)")
-CRAWLER_CONCURRENCY = env_int("CRAWLER_CONCURRENCY", 16, minimum=1)
-CRAWLER_MAX_BODY_BYTES = env_int("CRAWLER_MAX_BODY_BYTES", 5 * 1024 * 1024, minimum=1024)
-CRAWLER_CONNECT_TIMEOUT = env_float("CRAWLER_CONNECT_TIMEOUT", 10.0)
-CRAWLER_READ_TIMEOUT = env_float("CRAWLER_READ_TIMEOUT", 15.0)
-CRAWLER_TOTAL_TIMEOUT = env_float("CRAWLER_TOTAL_TIMEOUT", 30.0)
-CRAWLER_MAX_REDIRECTS = env_int("CRAWLER_MAX_REDIRECTS", 5, minimum=1)
-CRAWLER_ROBOTS_TTL = env_float("CRAWLER_ROBOTS_TTL", 86400.0)
-CRAWLER_RETRIES = env_int("CRAWLER_RETRIES", 2, minimum=0)
-CRAWLER_MAX_RETRY_WAIT = env_float("CRAWLER_MAX_RETRY_WAIT", 60.0)
-CRAWLER_MAX_CRAWL_DELAY = env_float("CRAWLER_MAX_CRAWL_DELAY", 60.0)
-CRAWLER_CHROMIUM_PATH = env_str("CRAWLER_CHROMIUM_PATH", "/usr/bin/chromium")
-CRAWLER_RENDER_TIMEOUT = env_float("CRAWLER_RENDER_TIMEOUT", 20.0)
-CRAWLER_RENDER_CONCURRENCY = env_int("CRAWLER_RENDER_CONCURRENCY", 2, minimum=1)
-
-# --- Hidden web (crawler/hiddenweb/conf.py) -------------------------------------------------------
-# Search forms searched with users' keywords during each crawl run (HiWE, He et al.): the least
-# rapidfuzz similarity of a form label to an LVS label, the ranking of value assignments (fuzzy,
-# average, probabilistic), Smax submissions per form per run, alpha fewest elements, the
-# similarity to a "no results" page that makes an answer empty, the prevalence above which a
-# query segment is presentation, result link depth, result-list pages walked, nonsense probes,
-# second-level URLs fetched per form, visual labels from Chromium, the share of the run's time.
-DEEPWEB_ENABLED = env_bool("DEEPWEB_ENABLED", True)
-DEEPWEB_LABEL_THRESHOLD = env_float("DEEPWEB_LABEL_THRESHOLD", 0.8)
-DEEPWEB_RANKING = env_str("DEEPWEB_RANKING", "fuzzy")
-DEEPWEB_SMAX = env_int("DEEPWEB_SMAX", 50, minimum=1)
-DEEPWEB_ALPHA = env_int("DEEPWEB_ALPHA", 1, minimum=1)
-DEEPWEB_EMPTY_THRESHOLD = env_float("DEEPWEB_EMPTY_THRESHOLD", 0.85)
-DEEPWEB_DEDUP_PREVALENCE = env_float("DEEPWEB_DEDUP_PREVALENCE", 0.1)
-DEEPWEB_RESULT_DEPTH = env_int("DEEPWEB_RESULT_DEPTH", 1, minimum=0)
-DEEPWEB_RESULT_PAGES = env_int("DEEPWEB_RESULT_PAGES", 5, minimum=1)
-DEEPWEB_PROBES = env_int("DEEPWEB_PROBES", 2, minimum=1)
-DEEPWEB_SECOND_LEVEL = env_int("DEEPWEB_SECOND_LEVEL", 100, minimum=0)
-DEEPWEB_BROWSER_LABELS = env_bool("DEEPWEB_BROWSER_LABELS", True)
-DEEPWEB_TIME_SHARE = env_float("DEEPWEB_TIME_SHARE", 0.5)
-
-# --- xCrawl (crawler/strategies/xcrawl/config.py) ----------------------------------------------
-# Every XCRAWL_<NAME> variable overrides the field <name> of XcrawlSettings (the paper's defaults);
-# values are checked and cast there, so a bad one stops start-up with a clear error.
-globals().update({key: value for key, value in os.environ.items() if key.startswith("XCRAWL_")})
-
-# --- Publishing (clipping/conf.py) --------------------------------------------------------------
-# Instant mails per user and clock hour before the rest of the hour goes in one hourly digest;
-# how long a send may hold its claim before another worker takes it over (longer than any send);
-# how long an unclaimed instant match waits before the periodic sweep re-queues it; the estimated
-# text overlap that makes a clip a duplicate of an earlier story; clips per page and feed entries;
-# Celery retries of a failed send (exponential backoff from BACKOFF seconds up to BACKOFF_MAX).
-CLIPPING_INSTANT_MAILS_PER_HOUR = env_int("CLIPPING_INSTANT_MAILS_PER_HOUR", 20, minimum=1)
-CLIPPING_CLAIM_TIMEOUT = env_int("CLIPPING_CLAIM_TIMEOUT", 600, minimum=60)
-CLIPPING_STALLED_AFTER = env_int("CLIPPING_STALLED_AFTER", 120, minimum=10)
-CLIPPING_DUPLICATE_THRESHOLD = env_float("CLIPPING_DUPLICATE_THRESHOLD", 0.85)
-CLIPPING_PAGE_SIZE = env_int("CLIPPING_PAGE_SIZE", 20, minimum=1)
-CLIPPING_FEED_ITEMS = env_int("CLIPPING_FEED_ITEMS", 50, minimum=1)
-CLIPPING_SEND_MAX_RETRIES = env_int("CLIPPING_SEND_MAX_RETRIES", 8, minimum=0)
-CLIPPING_SEND_RETRY_BACKOFF = env_int("CLIPPING_SEND_RETRY_BACKOFF", 30, minimum=1)
-CLIPPING_SEND_RETRY_BACKOFF_MAX = env_int("CLIPPING_SEND_RETRY_BACKOFF_MAX", 3600, minimum=1)
-# Each worker's keyword index applies list changes at most this often (seconds); compiled term
-# lines are shared between workers through the cache for LINE_CACHE_SECONDS.
-CLIPPING_INDEX_REFRESH_SECONDS = env_float("CLIPPING_INDEX_REFRESH_SECONDS", 10.0)
-CLIPPING_INDEX_LINE_CACHE_SECONDS = env_int(
-    "CLIPPING_INDEX_LINE_CACHE_SECONDS", 30 * 86400, minimum=60
-)
-# A new or edited list is matched against the pages fetched in the last BACKFILL_DAYS days (0 turns
-# this off), newest first, analysing at most MAX_PAGES pages and making at most MAX_MATCHES matches.
-CLIPPING_BACKFILL_DAYS = env_float("CLIPPING_BACKFILL_DAYS", 7.0)
-CLIPPING_BACKFILL_MAX_PAGES = env_int("CLIPPING_BACKFILL_MAX_PAGES", 500, minimum=0)
-CLIPPING_BACKFILL_MAX_MATCHES = env_int("CLIPPING_BACKFILL_MAX_MATCHES", 20, minimum=0)
+# --- Crawler and clipping ---------------------------------------------------------------------
+# The apps read their own settings (CRAWLER_*, DEEPWEB_*, XCRAWL_* in crawler/conf.py, CLIPPING_*
+# in clipping/conf.py), each default stated there once; a Django setting of the same name, as
+# tests set them, wins over the environment. config/checks.py names unknown or malformed ones.
 
 # --- Logging -----------------------------------------------------------------------------------
 

@@ -4,3 +4,10 @@ from django.apps import AppConfig
 class CrawlerConfig(AppConfig):
     name = "crawler"
     verbose_name = "Crawler"
+
+    def ready(self) -> None:
+        # Wired here so the run loop never imports hidden-web: it runs whatever is registered.
+        from crawler.hiddenweb.runner import search_pass
+        from crawler.run.passes import register_run_pass
+
+        register_run_pass("hidden-web", search_pass)

@@ -1,27 +1,345 @@
-"""Crawler core settings, read from Django settings with the defaults documented here."""
+"""Every crawler setting (CRAWLER_*, DEEPWEB_*, XCRAWL_*), each default stated once here.
+
+Each is read from Django settings if set there, else from the environment variable of the
+same name, else its default; a value that cannot work raises SettingError naming it.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from django.conf import settings
+from config.env import Settings, setting
+
+MIB = 1024 * 1024
+
+# The values of crawler.strategies.xcrawl.weights.Variant (a test keeps the two equal).
+VARIANTS = ("hits", "hits+pagerank", "hits+tspr")
+RANKINGS = ("fuzzy", "average", "probabilistic")
 
 
 @dataclass(frozen=True)
-class CrawlerSettings:
-    versions_kept: int  # newest versions per page that keep their body (older: hash + summary)
-    heartbeat_timeout: float  # seconds without heartbeat before another worker takes a run over
-    run_seconds: float  # wall-clock cap of one crawl run
-    max_links_per_page: int  # links stored per page version
-    concurrency: int  # fetches in flight in one run (politeness per host is the fetcher's)
+class CrawlerSettings(Settings):
+    """Crawl runs."""
+
+    concurrency: int = setting(
+        "CRAWLER_RUN_CONCURRENCY",
+        16,
+        "fetches in flight in one crawl run (politeness per host is the fetcher's)",
+        minimum=1,
+    )
+    run_seconds: float = setting(
+        "CRAWLER_RUN_SECONDS",
+        1200.0,
+        "wall-clock cap of one crawl run, in seconds (keep it below CELERY_TASK_SOFT_TIME_LIMIT)",
+        minimum=0,
+    )
+    heartbeat_timeout: float = setting(
+        "CRAWLER_HEARTBEAT_TIMEOUT",
+        300.0,
+        "seconds without a heartbeat before another worker takes a run over",
+        minimum=5,
+    )
+    versions_kept: int = setting(
+        "CRAWLER_VERSIONS_KEPT",
+        10,
+        "newest versions per page that keep their body (older ones keep hash and summary)",
+        minimum=1,
+    )
+    max_links_per_page: int = setting(
+        "CRAWLER_MAX_LINKS_PER_PAGE", 1000, "links stored per page version", minimum=1
+    )
+
+
+@dataclass(frozen=True)
+class FetchSettings(Settings):
+    """Fetching and rendering; an unset value keeps the default of FetchPolicy."""
+
+    defaults_of = "crawler.fetch.policy.FetchPolicy"
+
+    user_agent: str | None = setting(
+        "CRAWLER_USER_AGENT",
+        None,
+        "User-Agent: the crawler's name and a contact URL (set your own)",
+        kind=str,
+    )
+    concurrency: int | None = setting(
+        "CRAWLER_CONCURRENCY",
+        None,
+        "fetches in flight in one process over all hosts (one per host at a time)",
+        kind=int,
+        minimum=1,
+    )
+    max_body_bytes: int | None = setting(
+        "CRAWLER_MAX_BODY_BYTES",
+        None,
+        "body cap after decompression (bombs are refused)",
+        kind=int,
+        minimum=1024,
+    )
+    connect_timeout: float | None = setting(
+        "CRAWLER_CONNECT_TIMEOUT", None, "seconds to connect", kind=float, above=0
+    )
+    read_timeout: float | None = setting(
+        "CRAWLER_READ_TIMEOUT",
+        None,
+        "longest silence between two reads, in seconds",
+        kind=float,
+        above=0,
+    )
+    total_timeout: float | None = setting(
+        "CRAWLER_TOTAL_TIMEOUT",
+        None,
+        "seconds for a whole fetch, redirects and trickling servers included",
+        kind=float,
+        above=0,
+    )
+    max_redirects: int | None = setting(
+        "CRAWLER_MAX_REDIRECTS", None, "redirect hops, each checked again", kind=int, minimum=1
+    )
+    robots_ttl: float | None = setting(
+        "CRAWLER_ROBOTS_TTL", None, "seconds a robots.txt is cached", kind=float, above=0
+    )
+    retries: int | None = setting(
+        "CRAWLER_RETRIES", None, "retries after a 429/503 whose wait is short", kind=int, minimum=0
+    )
+    max_retry_wait: float | None = setting(
+        "CRAWLER_MAX_RETRY_WAIT",
+        None,
+        "longest Retry-After honoured, in seconds (longer: the site backs off)",
+        kind=float,
+        above=0,
+    )
+    max_crawl_delay: float | None = setting(
+        "CRAWLER_MAX_CRAWL_DELAY", None, "cap on a robots.txt Crawl-delay", kind=float, above=0
+    )
+    chromium_path: str | None = setting(
+        "CRAWLER_CHROMIUM_PATH", None, "the browser for JavaScript pages", kind=str
+    )
+    render_timeout: float | None = setting(
+        "CRAWLER_RENDER_TIMEOUT", None, "seconds per rendered page", kind=float, above=0
+    )
+    render_concurrency: int | None = setting(
+        "CRAWLER_RENDER_CONCURRENCY",
+        None,
+        "pages rendered at once per process",
+        kind=int,
+        minimum=1,
+    )
+
+    def given(self) -> dict[str, Any]:
+        """Return the values set by the operator, by fetch policy field."""
+        return {
+            name: getattr(self, name)
+            for name, _ in self.declared()
+            if getattr(self, name) is not None
+        }
+
+
+@dataclass(frozen=True)
+class DeepWebSettings(Settings):
+    """Hidden web: site search forms searched with the users' keywords."""
+
+    enabled: bool = setting(
+        "DEEPWEB_ENABLED", True, "search each site's search forms during its crawl runs"
+    )
+    label_threshold: float = setting(
+        "DEEPWEB_LABEL_THRESHOLD",
+        0.8,
+        "least rapidfuzz similarity (0-1) between a form label and a label of the LVS table",
+        minimum=0,
+        maximum=1,
+    )
+    ranking: str = setting(
+        "DEEPWEB_RANKING",
+        "fuzzy",
+        "value-assignment ranking: fuzzy (the least), average or probabilistic",
+        choices=RANKINGS,
+    )
+    smax: int = setting(
+        "DEEPWEB_SMAX", 50, "most submissions of one form in one run (HiWE's Smax)", minimum=1
+    )
+    alpha: int = setting(
+        "DEEPWEB_ALPHA",
+        1,
+        "fewest matched elements a form needs to be submitted (HiWE's alpha)",
+        minimum=1,
+    )
+    empty_threshold: float = setting(
+        "DEEPWEB_EMPTY_THRESHOLD",
+        0.85,
+        'similarity to the "no results" signature that makes a result page empty',
+        minimum=0,
+        maximum=1,
+    )
+    dedup_prevalence: float = setting(
+        "DEEPWEB_DEDUP_PREVALENCE",
+        0.1,
+        "URL arguments on more than this share of result links are noise (sort, tracking)",
+        minimum=0,
+        maximum=1,
+    )
+    result_depth: int = setting(
+        "DEEPWEB_RESULT_DEPTH",
+        1,
+        "links followed from a result page (HiWE follows depth 1)",
+        minimum=0,
+    )
+    result_pages: int = setting(
+        "DEEPWEB_RESULT_PAGES",
+        5,
+        'pages of one result list walked ("next", page numbers)',
+        minimum=1,
+    )
+    probes: int = setting(
+        "DEEPWEB_PROBES", 2, 'nonsense queries sent to learn a form\'s "no results" page', minimum=1
+    )
+    second_level: int = setting(
+        "DEEPWEB_SECOND_LEVEL", 100, "most second-level URLs fetched per form per run", minimum=0
+    )
+    browser_labels: bool = setting(
+        "DEEPWEB_BROWSER_LABELS",
+        True,
+        "lay forms out in Chromium to label fields the DOM leaves bare",
+    )
+    time_share: float = setting(
+        "DEEPWEB_TIME_SHARE",
+        0.5,
+        "share of CRAWLER_RUN_SECONDS the search pass may use",
+        above=0,
+        maximum=1,
+    )
+
+
+@dataclass(frozen=True)
+class XcrawlSettings(Settings):
+    """xCrawl, the focused strategy, with the paper's defaults."""
+
+    restart_probability: float = setting(
+        "XCRAWL_RESTART_PROBABILITY",
+        0.15,
+        "random-walk restart probability (the paper's best; it tried 0.05 to 0.3)",
+        above=0,
+        below=1,
+    )
+    max_iterations: int = setting(
+        "XCRAWL_MAX_ITERATIONS",
+        50,
+        "restarts in a row without a new hub before the walk stops",
+        minimum=1,
+    )
+    variant: str = setting(
+        "XCRAWL_VARIANT",
+        "hits+tspr",
+        "node weights: hits, hits+pagerank or hits+tspr (HITS and topic-sensitive PageRank)",
+        choices=VARIANTS,
+    )
+    damping: float = setting(
+        "XCRAWL_DAMPING", 0.85, "PageRank damping factor c", minimum=0, below=1
+    )
+    tolerance: float = setting(
+        "XCRAWL_TOLERANCE",
+        1e-6,
+        "PageRank / HITS stop: L1 (PageRank) or largest (HITS) change",
+        above=0,
+    )
+    weight_iterations: int = setting(
+        "XCRAWL_WEIGHT_ITERATIONS", 50, "PageRank / HITS iteration cap", minimum=1
+    )
+    hub_threshold: float = setting(
+        "XCRAWL_HUB_THRESHOLD",
+        0.1,
+        "HITS hub weight (divided by the largest) that makes a hub",
+        minimum=0,
+    )
+    hub_min_authorities: int = setting(
+        "XCRAWL_HUB_MIN_AUTHORITIES", 2, "known authorities a hub links to at least", minimum=0
+    )
+    validator_min_score: float = setting(
+        "XCRAWL_VALIDATOR_MIN_SCORE",
+        2.0,
+        "topic weight an authority's informational text needs",
+        minimum=0,
+    )
+    download_all: str = setting(
+        "XCRAWL_DOWNLOAD_ALL",
+        "eager",
+        "fetch a hub's authority subtree at once (eager) or after the walk (end)",
+        choices=("eager", "end"),
+    )
+    free_moves: int = setting(
+        "XCRAWL_FREE_MOVES",
+        0,
+        "moves over fetched pages to reach a new link; 0: a dead end jumps to the heaviest "
+        "unfetched page of the whole graph",
+        minimum=0,
+    )
+    sample_terms: int = setting(
+        "XCRAWL_SAMPLE_TERMS",
+        30,
+        "TF-IDF tokens of the sample documents added to the topic",
+        minimum=0,
+    )
+    search: bool = setting("XCRAWL_SEARCH", True, "run query generation on the site's own search")
+    search_query_length: int = setting(
+        "XCRAWL_SEARCH_QUERY_LENGTH", 3, "longest generated query, in tokens", minimum=1
+    )
+    search_results: int = setting(
+        "XCRAWL_SEARCH_RESULTS", 10, "first results of each query that are fetched", minimum=0
+    )
+    search_max_iterations: int = setting(
+        "XCRAWL_SEARCH_MAX_ITERATIONS",
+        3,
+        "queries in a row without a new authority end the search",
+        minimum=0,
+    )
+    search_max_tokens: int = setting(
+        "XCRAWL_SEARCH_MAX_TOKENS", 8, "tokens whose hit counts are measured", minimum=0
+    )
+    search_max_queries: int = setting(
+        "XCRAWL_SEARCH_MAX_QUERIES", 12, "queries on the site's search per run at most", minimum=0
+    )
+    discovery_max_queries: int = setting(
+        "XCRAWL_DISCOVERY_MAX_QUERIES",
+        30,
+        "queries to an external search engine per run at most",
+        minimum=0,
+    )
+    probe: bool = setting(
+        "XCRAWL_PROBE", True, "probe links (hover, click) on pages of sites that need a browser"
+    )
+    probe_pages: int = setting("XCRAWL_PROBE_PAGES", 10, "pages probed per run at most", minimum=0)
+    probe_states: int = setting(
+        "XCRAWL_PROBE_STATES", 12, "page states explored per probed page", minimum=0
+    )
+    probe_seconds: float = setting(
+        "XCRAWL_PROBE_SECONDS", 30.0, "time cap per probed page, in seconds", above=0
+    )
+
+
+SECTIONS: tuple[type[Settings], ...] = (
+    CrawlerSettings,
+    FetchSettings,
+    DeepWebSettings,
+    XcrawlSettings,
+)
 
 
 def crawler_settings() -> CrawlerSettings:
-    """Return the crawler core settings in effect now."""
-    return CrawlerSettings(
-        versions_kept=int(getattr(settings, "CRAWLER_VERSIONS_KEPT", 10)),
-        heartbeat_timeout=float(getattr(settings, "CRAWLER_HEARTBEAT_TIMEOUT", 300)),
-        run_seconds=float(getattr(settings, "CRAWLER_RUN_SECONDS", 1200)),
-        max_links_per_page=int(getattr(settings, "CRAWLER_MAX_LINKS_PER_PAGE", 1000)),
-        concurrency=int(getattr(settings, "CRAWLER_RUN_CONCURRENCY", 16)),
-    )
+    """Return the crawl-run settings in effect now."""
+    return CrawlerSettings.load()
+
+
+def fetch_settings() -> FetchSettings:
+    """Return the fetch settings the operator gave (None where the policy's default holds)."""
+    return FetchSettings.load()
+
+
+def deepweb_settings() -> DeepWebSettings:
+    """Return the hidden-web settings in effect now."""
+    return DeepWebSettings.load()
+
+
+def xcrawl_settings(**overrides: Any) -> XcrawlSettings:
+    """Return the xCrawl settings in effect, with `overrides` given in code applied last."""
+    return XcrawlSettings.load(**overrides)

@@ -7,6 +7,7 @@ Routes (config/settings.py CELERY_TASK_ROUTES): `render_*` tasks go to the "rend
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 
 from celery import shared_task
 from django.utils import timezone
@@ -63,16 +64,35 @@ def render_page(page_id: int) -> int | None:
         return None
 
 
+def queue_renders(page_ids: Iterable[int]) -> None:
+    """Queue script shells stored by a crawl for the render queue, after the commit."""
+    for page_id in page_ids:
+        render_page.delay_on_commit(page_id)
+
+
+@shared_task
+def find_sites(engine_id: int) -> int:
+    """Ask one search engine for new sites for the topic; return how many are proposed."""
+    from crawler.strategies.xcrawl.discover import find_sites_with
+
+    discovery = find_sites_with(engine_id)
+    return len(discovery.proposed) if discovery is not None else 0
+
+
 def _crawl(site_id: int) -> int | None:
     from crawler.run.claims import CrawlAlreadyRunning
     from crawler.run.loop import crawl
 
+    # Script shells found on the way are rendered by the render queue, not here; those
+    # stored before a failure are queued too.
+    shells: list[int] = []
     try:
-        # Script shells found on the way are rendered by the render queue, not here.
-        return crawl(site_id, render_shells="defer").id
+        return crawl(site_id, render_shells="defer", to_render=shells).id
     except CrawlAlreadyRunning as exc:
         logger.info("%s", exc)
         return None
     except Site.DoesNotExist:
         logger.info("Site %s is gone; nothing to crawl.", site_id)
         return None
+    finally:
+        queue_renders(shells)

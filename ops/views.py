@@ -14,6 +14,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from clipping import tasks
 from crawler.models import Site
 from ops import queries, retry
 
@@ -88,6 +89,8 @@ def progress(request: HttpRequest) -> JsonResponse:
 def retry_match(request: HttpRequest, pk: int) -> HttpResponse:
     """Re-enqueue one failed match."""
     if retry.retry_match(pk):
+        # An owner who switched to digests since is left to the digest planner.
+        tasks.queue_instant_mail([pk])
         messages.success(request, f"Match {pk} is queued again.")
     else:
         messages.info(request, f"Match {pk} is no longer failed; nothing was queued.")
@@ -99,6 +102,7 @@ def retry_match(request: HttpRequest, pk: int) -> HttpResponse:
 def retry_digest(request: HttpRequest, pk: int) -> HttpResponse:
     """Re-enqueue one failed digest."""
     if retry.retry_digest(pk):
+        tasks.deliver_digest.delay_on_commit(pk)
         messages.success(request, f"Digest {pk} is queued again.")
     else:
         messages.info(request, f"Digest {pk} is no longer failed; nothing was queued.")
@@ -110,7 +114,10 @@ def retry_digest(request: HttpRequest, pk: int) -> HttpResponse:
 def retry_all(request: HttpRequest) -> HttpResponse:
     """Re-enqueue the newest failed matches and digests."""
     matches, digests = retry.retry_all_failed()
-    messages.success(request, f"Queued again: {matches} matches, {digests} digests.")
+    tasks.queue_instant_mail(matches)
+    for digest_id in digests:
+        tasks.deliver_digest.delay_on_commit(digest_id)
+    messages.success(request, f"Queued again: {len(matches)} matches, {len(digests)} digests.")
     return redirect("ops:dashboard")
 
 
@@ -118,6 +125,6 @@ def retry_all(request: HttpRequest) -> HttpResponse:
 @require_POST
 def sweep(request: HttpRequest) -> HttpResponse:
     """Run the publisher's periodic sweep now."""
-    retry.sweep()
+    tasks.publish_due.delay_on_commit()
     messages.success(request, "The publisher will send due digests and re-queue stalled mail.")
     return redirect("ops:dashboard")

@@ -1,22 +1,18 @@
-"""Shared fixtures: personas, a real SMTP server, a real Chromium."""
+"""Shared fixtures (personas, real SMTP servers, eager Celery, a real Chromium) and test tiers.
+
+Helpers that tests import live in tests/factories.py (model builders) and tests/servers.py
+(SMTP sinks, worker threads, the PostgreSQL server); nothing here is imported by tests.
+"""
 
 from __future__ import annotations
 
 import os
-import re
-import socket
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
-from email import message_from_bytes, policy
-from email.message import EmailMessage
-from typing import TYPE_CHECKING
 
 import pytest
-from aiosmtpd.controller import Controller
 
-if TYPE_CHECKING:
-    import psycopg
+from tests.factories import make_user
+from tests.servers import FaultySMTP, SMTPSink, drop_stale_test_databases, free_port, serving_smtp
 
 # Playwright's sync API keeps an event loop in the test thread; Django's ORM guard would refuse it.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -29,130 +25,83 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--disable-gpu",
 ]
-PASSWORD = "correct-horse-battery-9"
+
+
+# Test tiers (markers in pyproject.toml). `make test-fast` runs, with `--fast`, the tests that
+# carry none of these, on SQLite, a local-memory cache and an in-memory broker, and refuses to
+# start Chromium: a test that needs a service and lacks its marker fails there.
+TIER_MARKERS = frozenset({"postgres", "redis", "browser", "e2e", "slow"})
+# Fixtures that bring a real service: a test using one, directly or through another fixture,
+# gets its marker here.
+FIXTURE_MARKERS = {"browser": "browser"}
+SLOW_SECONDS = 2.0  # a fast-tier test that takes longer is listed at the end
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--fast",
+        action="store_true",
+        help="the fast tier: leave out tests marked " + ", ".join(sorted(TIER_MARKERS)),
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("fast"):
+        _refuse_chromium()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     drop_stale_test_databases()
 
 
-# config/settings.py names each test process's database after its pid (pytest-django adds the
-# xdist worker); the name never recurs, so one left behind is never dropped by a later run.
-_TEST_DATABASE = re.compile(r"test_webclip_(\d+)(?:_gw\d+)?")
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture in sorted(FIXTURE_MARKERS.keys() & set(getattr(item, "fixturenames", ()))):
+            item.add_marker(FIXTURE_MARKERS[fixture])
+    if config.getoption("fast"):
+        left_out = [item for item in items if TIER_MARKERS & set(item.keywords)]
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = [item for item in items if not TIER_MARKERS & set(item.keywords)]
 
 
-def drop_stale_test_databases() -> list[str]:
-    """Drop this machine's test databases whose process has exited; return their names.
+def _refuse_chromium() -> None:
+    """Make every Chromium launch fail with a hint, whatever executable the test names."""
+    from playwright import async_api, sync_api
 
-    A teardown that loses a race against a worker subprocess's connection ("database is being
-    accessed by other users") leaves its database behind; runs in progress keep theirs.
-    """
+    hint = "The fast tier starts no browser: mark this test `browser`."
+
+    async def refuse(self, *args: object, **kwargs: object) -> None:
+        raise async_api.Error(hint)
+
+    def refuse_sync(self, *args: object, **kwargs: object) -> None:
+        raise sync_api.Error(hint)
+
+    async_api.BrowserType.launch = refuse
+    sync_api.BrowserType.launch = refuse_sync
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    if not config.getoption("fast"):
+        return
+    reports = [r for key in ("passed", "failed") for r in terminalreporter.stats.get(key, ())]
+    slow = sorted(
+        ((r.duration, r.nodeid) for r in reports if r.when == "call" and r.duration > SLOW_SECONDS),
+        reverse=True,
+    )
+    if slow:
+        terminalreporter.section(f"tests over {SLOW_SECONDS:g} s in the fast tier")
+        for seconds, nodeid in slow:
+            terminalreporter.write_line(f"{seconds:6.1f} s  {nodeid}  (mark it slow?)")
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix: None) -> None:
+    """Keep a SQLite test database in memory; PostgreSQL ones keep their per-process names."""
     from django.conf import settings
 
-    if settings.DATABASES["default"]["ENGINE"] != "django.db.backends.postgresql":
-        return []
-    import psycopg
-    from psycopg import sql
-
-    dropped = []
-    with connect_server() as connection:
-        rows = connection.execute(
-            "SELECT datname FROM pg_database WHERE datname LIKE 'test\\_webclip\\_%'"
-        ).fetchall()
-        for (name,) in rows:
-            found = _TEST_DATABASE.fullmatch(name)
-            if found is None or _process_alive(int(found.group(1))):
-                continue
-            try:
-                connection.execute(
-                    sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
-                )
-            except psycopg.Error:
-                continue  # another run dropped it meanwhile
-            dropped.append(name)
-    return dropped
-
-
-def connect_server(dbname: str = "postgres") -> psycopg.Connection:
-    """Connect, in autocommit, to a database on the tests' PostgreSQL server."""
-    import psycopg
-    from django.conf import settings
-
-    db = settings.DATABASES["default"]
-    params = {
-        "host": db["HOST"],
-        "port": db["PORT"],
-        "user": db["USER"],
-        "password": db["PASSWORD"],
-    }
-    return psycopg.connect(dbname=dbname, autocommit=True, **{k: v for k, v in params.items() if v})
-
-
-def _process_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process
-    return True
-
-
-@contextmanager
-def task_routes(routes: dict[str, dict[str, str]]) -> Iterator[None]:
-    """Route tasks by `routes` in this process, then put the configured routes back.
-
-    Celery caches its route table and router on first use: both are rebuilt each way.
-    """
-    from config.celery_app import app
-
-    def reroute(table: object) -> None:
-        app.conf.task_routes = table
-        app.amqp.flush_routes()
-        app.amqp.router = app.amqp.Router()
-
-    saved = app.conf.task_routes
-    reroute(routes)
-    try:
-        yield
-    finally:
-        reroute(saved)
-
-
-@contextmanager
-def queue_worker(tasks: str, prefix: str) -> Iterator[str]:
-    """A Celery worker thread on a queue of this test process's own, which `tasks` are routed to.
-
-    `tasks` is a route pattern such as "crawler.tasks.*"; yields the queue's name.
-    """
-    from celery.contrib.testing.worker import start_worker
-
-    from config.celery_app import app
-
-    queue = f"{prefix}-{os.getpid()}"
-    with (
-        task_routes({tasks: {"queue": queue}}),
-        start_worker(
-            app, pool="solo", queues=[queue], perform_ping_check=False, loglevel="WARNING"
-        ),
-    ):
-        yield queue
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def make_user(email: str, *, verified: bool = True, password: str = PASSWORD, **extra: object):
-    from allauth.account.models import EmailAddress
-
-    from accounts.models import User
-
-    user = User.objects.create_user(email=email, password=password, **extra)
-    EmailAddress.objects.create(user=user, email=email, primary=True, verified=verified)
-    return user
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        database["TEST"]["NAME"] = None
 
 
 @pytest.fixture
@@ -168,6 +117,13 @@ def bob(db):
 @pytest.fixture
 def charlie(db):
     return make_user("charlie@example.com")
+
+
+@pytest.fixture
+def staff_client(client, db):
+    """The test client logged in as a superuser, for admin pages."""
+    client.force_login(make_user("admin@example.com", is_staff=True, is_superuser=True))
+    return client
 
 
 @pytest.fixture(autouse=True)
@@ -193,45 +149,35 @@ def _clear_cache(request) -> Iterator[None]:
     yield
 
 
-# --- A real SMTP server --------------------------------------------------------------------------
+@pytest.fixture
+def eager_celery() -> Iterator[None]:
+    """Run tasks in the calling process, as a worker would, with their retries."""
+    from config.celery_app import app
+
+    app.conf.task_always_eager = True
+    app.conf.task_eager_propagates = True
+    try:
+        yield
+    finally:
+        app.conf.task_always_eager = False
+        app.conf.task_eager_propagates = False
 
 
-@dataclass
-class SMTPSink:
-    """An in-process SMTP server that keeps every message it accepts."""
-
-    host: str
-    port: int
-    messages: list[EmailMessage] = field(default_factory=list)
-    # Programmable faults: a list of SMTP replies to give to the next DATA commands (e.g. "421 ...").
-    scripted_replies: list[str] = field(default_factory=list)
-
-    async def handle_DATA(self, server, session, envelope) -> str:  # noqa: N802 (aiosmtpd hook name)
-        if self.scripted_replies:
-            return self.scripted_replies.pop(0)
-        message = message_from_bytes(envelope.content, policy=policy.default)
-        self.messages.append(message)  # type: ignore[arg-type]
-        return "250 Message accepted for delivery"
-
-    def to(self, address: str) -> list[EmailMessage]:
-        return [m for m in self.messages if address in str(m["To"])]
+# --- Real SMTP servers ---------------------------------------------------------------------------
 
 
 @pytest.fixture
 def smtp_server(settings) -> Iterator[SMTPSink]:
-    sink = SMTPSink("127.0.0.1", free_port())
-    controller = Controller(sink, hostname=sink.host, port=sink.port)
-    controller.start()
-    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    settings.EMAIL_HOST = sink.host
-    settings.EMAIL_PORT = sink.port
-    settings.EMAIL_USE_TLS = False
-    settings.EMAIL_USE_SSL = False
-    settings.EMAIL_TIMEOUT = 5
-    try:
+    """A real SMTP server (aiosmtpd) that keeps every message; Django sends to it."""
+    with serving_smtp(SMTPSink("127.0.0.1", free_port()), settings, timeout=5) as sink:
         yield sink
-    finally:
-        controller.stop()
+
+
+@pytest.fixture
+def faulty_smtp(settings) -> Iterator[FaultySMTP]:
+    """A real SMTP server (aiosmtpd) whose replies, connection and speed tests can script."""
+    with serving_smtp(FaultySMTP("127.0.0.1", free_port()), settings, timeout=1) as sink:
+        yield sink
 
 
 # --- A real browser ------------------------------------------------------------------------------

@@ -6,12 +6,25 @@ import os
 import re
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
 from django.conf import settings
 
+from clipping.conf import clipping_settings
 from config.celery_app import app
+from config.env import SettingError, parse_duration
+from crawler.conf import (
+    VARIANTS,
+    FetchSettings,
+    XcrawlSettings,
+    crawler_settings,
+    deepweb_settings,
+    xcrawl_settings,
+)
+from crawler.fetch import FetchPolicy, policy_from_settings
+from crawler.strategies.xcrawl.weights import Variant
 
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCTION_ENV = {
@@ -41,12 +54,14 @@ def run_check(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[st
     )
 
 
+@pytest.mark.slow
 def test_deploy_check_passes_with_no_warnings_on_a_production_configuration():
     result = run_check(PRODUCTION_ENV, "--deploy", "--fail-level", "WARNING")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("override", "error_id"),
     [
@@ -63,6 +78,7 @@ def test_deploy_check_refuses_a_configuration_that_cannot_work(override, error_i
     assert error_id in result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_a_malformed_boolean_env_var_is_a_clear_configuration_error():
     result = run_check({**PRODUCTION_ENV, "DEBUG": "maybe"})
     assert result.returncode != 0
@@ -87,6 +103,8 @@ def test_tasks_are_routed_to_their_queues():
     assert router.route({}, "clipping.tasks.deliver_match")["queue"].name == "publish"
 
 
+@pytest.mark.redis
+@pytest.mark.postgres
 def test_the_suite_runs_on_postgresql_and_redis():
     assert settings.DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql"
     assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
@@ -147,6 +165,7 @@ SHOW_SETTINGS = (
 )
 
 
+@pytest.mark.slow
 def test_the_embedded_defaults_need_no_server(tmp_path):
     result = run_embedded(tmp_path, *SHOW_SETTINGS)
     assert result.returncode == 0, result.stderr
@@ -160,6 +179,7 @@ def test_the_embedded_defaults_need_no_server(tmp_path):
     ]
 
 
+@pytest.mark.slow
 def test_an_anymail_provider_is_chosen_by_env_with_the_mail_timeout(tmp_path):
     result = run_embedded(
         tmp_path,
@@ -172,6 +192,7 @@ def test_an_anymail_provider_is_chosen_by_env_with_the_mail_timeout(tmp_path):
     assert last_line(result)[3:] == ["anymail.backends.mailgun.EmailBackend", "7", "key-123"]
 
 
+@pytest.mark.slow
 def test_mail_on_the_embedded_defaults_lands_in_a_mailbox_the_mailbox_command_reads(tmp_path):
     sent = run_embedded(tmp_path, "sendtestemail", "dana@example.com")
     assert sent.returncode == 0, sent.stderr
@@ -224,3 +245,122 @@ def test_every_post_view_refuses_a_post_without_a_csrf_token(alice):
     # The walk reached the app's own POST views, allauth's and the admin's.
     for name in ("list_create", "account_delete", "account_logout", "admin:index"):
         assert name in checked
+
+
+# --- The apps' settings (crawler/conf.py, clipping/conf.py) and their start-up check ----------
+
+
+@pytest.mark.slow
+def test_an_unknown_setting_in_the_environment_is_named_with_the_closest_known_one():
+    result = run_check({"CRAWLER_RUN_SECONDSS": "600", "HIDDENWEB_SMAX": "3"})
+    output = result.stdout + result.stderr
+    assert result.returncode != 0
+    assert "webclip.E010" in output
+    assert "CRAWLER_RUN_SECONDSS is set in the environment" in output
+    assert "Did you mean CRAWLER_RUN_SECONDS?" in output
+    assert "Did you mean DEEPWEB_SMAX?" in output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "value", "message"),
+    [
+        ("DEEPWEB_SMAX", "lots", "DEEPWEB_SMAX must be an integer, got 'lots'"),
+        ("XCRAWL_SEARCH", "maybe", "XCRAWL_SEARCH must be a boolean"),
+        ("XCRAWL_VARIANT", "pagerank", "XCRAWL_VARIANT must be one of hits, hits+pagerank"),
+        ("CLIPPING_CLAIM_TIMEOUT", "10s", "CLIPPING_CLAIM_TIMEOUT must be at least 60 seconds"),
+    ],
+)
+def test_a_malformed_setting_in_the_environment_is_named_at_start_up(name, value, message):
+    result = run_check({name: value})
+    assert result.returncode != 0
+    assert "webclip.E011" in result.stderr
+    assert message in result.stderr
+
+
+@pytest.mark.slow
+def test_well_formed_app_settings_pass_the_start_up_check():
+    env = {
+        "CRAWLER_RUN_SECONDS": "600",
+        "CRAWLER_USER_AGENT": "ClipBot/2 (+https://clips.example.org/bot)",
+        "DEEPWEB_ENABLED": "off",
+        "XCRAWL_VARIANT": "hits",
+        "CLIPPING_CLAIM_TIMEOUT": "15m",
+        "WEBCLIP_ADMIN_PASSWORD": "chosen-admin-pass-42",
+    }
+    result = run_check(env, "--fail-level", "WARNING")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_setting_comes_from_the_environment_when_django_settings_lack_it(monkeypatch):
+    monkeypatch.setenv("CRAWLER_VERSIONS_KEPT", "3")
+    monkeypatch.setenv("CLIPPING_CLAIM_TIMEOUT", "2h")
+    monkeypatch.setenv("XCRAWL_PROBE", "no")
+
+    assert crawler_settings().versions_kept == 3
+    assert clipping_settings().claim_timeout == timedelta(hours=2)
+    assert xcrawl_settings().probe is False
+
+
+def test_a_django_setting_wins_over_the_environment(settings, monkeypatch):
+    monkeypatch.setenv("DEEPWEB_SMAX", "7")
+    settings.DEEPWEB_SMAX = 2
+
+    assert deepweb_settings().smax == 2
+
+
+def test_an_unset_setting_takes_the_default_stated_in_its_conf_module(monkeypatch):
+    for _, spec in FetchSettings.declared():
+        monkeypatch.delenv(spec.name, raising=False)
+    monkeypatch.delenv("CRAWLER_RUN_SECONDS", raising=False)
+    monkeypatch.setenv("CLIPPING_PAGE_SIZE", "")  # empty: unset
+
+    assert crawler_settings().run_seconds == 1200.0
+    assert clipping_settings().page_size == 20
+    assert policy_from_settings() == FetchPolicy()
+
+
+def test_django_settings_repeat_no_default_of_the_apps():
+    from config.checks import app_sections
+
+    names = [spec.name for section in app_sections() for _, spec in section.declared()]
+    assert len(names) == len(set(names)) > 60
+    assert [name for name in names if hasattr(settings, name)] == []
+
+
+@pytest.mark.parametrize(
+    ("raw", "seconds"), [("90", 90), ("90s", 90), ("15m", 900), ("2h", 7200), ("7d", 604800)]
+)
+def test_a_duration_takes_seconds_or_a_unit(raw, seconds):
+    assert parse_duration("X", raw) == timedelta(seconds=seconds)
+
+
+def test_a_malformed_value_raises_an_error_that_names_the_variable(monkeypatch):
+    monkeypatch.setenv("CRAWLER_RUN_CONCURRENCY", "sixteen")
+    with pytest.raises(SettingError, match="CRAWLER_RUN_CONCURRENCY must be an integer"):
+        crawler_settings()
+    with pytest.raises(SettingError, match="CLIPPING_STALLED_AFTER must be a duration"):
+        parse_duration("CLIPPING_STALLED_AFTER", "soon")
+
+
+def test_values_given_in_code_obey_the_same_limits():
+    with pytest.raises(SettingError, match="XCRAWL_DAMPING must be below 1"):
+        xcrawl_settings(damping=1.0)
+    with pytest.raises(SettingError, match="XCRAWL_MAX_ITERATIONS must be at least 1"):
+        XcrawlSettings(max_iterations=0)
+
+
+def test_the_xcrawl_variant_choices_are_the_weight_variants():
+    assert set(VARIANTS) == {variant.value for variant in Variant}
+
+
+@pytest.mark.slow
+def test_the_readme_lists_every_setting_with_its_default():
+    result = subprocess.run(
+        [sys.executable, "scripts/settings_table.py", "--check", "README.md"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr

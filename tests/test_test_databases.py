@@ -5,10 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 
+import pytest
 from django.conf import settings
 from psycopg import sql
 
-from tests.conftest import connect_server, drop_stale_test_databases
+from tests.servers import connect_server, drop_stale_test_databases
+
+pytestmark = pytest.mark.postgres
 
 
 def exited_pid() -> int:

@@ -3,15 +3,19 @@
 Layout (measured against an Aho-Corasick automaton in bench/matching.py):
 
 - A key space per language (Snowball stems) plus one for exact words (quoted phrases).
-  Each space maps a key ("stock market" as stems) to the concepts that hold it. For keys
-  of several words it also keeps, per first word, the second words that can follow, and
-  the longer prefixes, so a scan extends an n-gram only while some key starts with it.
+  Each space maps a key ("stock market" as stems) to the concepts that hold it. It also
+  keeps, per first word of a key, the second words that can follow ("" if the word alone
+  is a key), and the longer prefixes, so a scan looks up each distinct word of a page once
+  and extends an n-gram only while some key starts with it.
 - A concept is a distinct compiled term (its line and its keys, synonyms included).
   Thousands of lists share popular terms, so a concept is stored once, and its spans in a
   page are built once and shared by every list that holds it. Its postings are the ids of
   its lists, in two groups: lists that match as soon as any term is found, and lists that
-  need judging (exclusions, sites, all terms); set operations in C walk both.
+  need judging (exclusions, sites, all terms).
 - Adding or removing a list touches only its own terms' concepts and keys.
+
+This module and spans.py are the one implementation: they run as they are, or compiled by
+mypyc from this very source (compiled.py), whose types are chosen for it (spans.Id).
 """
 
 from __future__ import annotations
@@ -20,31 +24,35 @@ import gc
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from itertools import compress, count
+from typing import Final
 
 from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
-from clipping.matching.native import speedups as _speedups
-from clipping.matching.spans import (
-    MAX_SPANS_PER_LIST,
+from clipping.matching.text import PreparedText, prepare_text
+from clipping.terms import normalize_host
+
+# Relative: compiled.py compiles a copy of this module beside a copy of spans.py.
+from .spans import (
     MAX_SPANS_PER_TERM,
     Entry,
     Found,
+    Id,
     Matches,
     NewText,
     SpanBuilder,
-    host_allowed,
+    Spans,
     judge,
 )
-from clipping.matching.text import PreparedText, prepare_text
-from clipping.terms import normalize_host
+
+ALONE: Final = ""  # in _Space.follows, what follows a word that is a key by itself: no token
 
 
 @dataclass(slots=True)
 class _Space:
     """The keys of one language (or of exact words)."""
 
-    concepts: dict[str, list[int]] = field(default_factory=dict)
-    follows: dict[str, dict[str, int]] = field(default_factory=dict)  # first -> {second: uses}
+    concepts: dict[str, list[Id]] = field(default_factory=dict)
+    # A key's first word -> {its second word, or ALONE: uses}
+    follows: dict[str, dict[str, int]] = field(default_factory=dict)
     prefixes: dict[str, int] = field(default_factory=dict)  # prefixes of 2+ words -> uses
 
 
@@ -65,20 +73,17 @@ def paused_gc() -> Iterator[None]:
 class KeywordIndex:
     """Every active list's terms in one structure that matches a page in one pass."""
 
-    # Scan, postings walk and span merging in C (clipping/matching/_speedups.c) when it
-    # was built; the Python code here is its reference and fallback, with the same results.
-    accelerated: bool = _speedups is not None
-
     def __init__(self) -> None:
         self.version = 0
         self._spaces: dict[str, _Space] = {}
-        self._concept_ids: dict[CompiledTerm, int] = {}
-        self._by_identity: dict[int, int] = {}  # id(stored term) -> concept
+        self._concept_ids: dict[CompiledTerm, Id] = {}
+        self._by_identity: dict[int, Id] = {}  # id(stored term) -> concept
         self._terms: list[CompiledTerm | None] = []  # per concept; None once dropped
-        self._simple: list[list[int]] = []  # per concept: lists matched by any term found
-        self._judged: list[list[int]] = []  # per concept: lists to judge
-        self._free: list[int] = []  # dropped concept ids, reused first
-        self._lists: dict[int, Entry] = {}
+        self._simple: list[list[Id]] = []  # per concept: lists matched by any term found
+        self._judged: list[list[Id]] = []  # per concept: lists to judge
+        self._free: list[Id] = []  # dropped concept ids, reused first
+        self._lists: dict[Id, Entry] = {}
+        self._longest = 1  # words in the longest key ever added: places' stride - 1
 
     @classmethod
     def build(cls, lists: Iterable[ListSpec | CompiledList]) -> KeywordIndex:
@@ -102,7 +107,7 @@ class KeywordIndex:
     def add(self, item: ListSpec | CompiledList) -> None:
         """Add a list, replacing any list with the same id."""
         compiled = item if isinstance(item, CompiledList) else compile_list(item)
-        list_id = compiled.id
+        list_id: Id = compiled.id
         if list_id in self._lists:
             self.remove(list_id)
         positives = len(compiled.positives)
@@ -113,20 +118,15 @@ class KeywordIndex:
         # Compiled terms are shared objects when they come from compile_text's cache: their
         # identity finds their concept without hashing their keys.
         by_identity, stored = self._by_identity, self._terms
-        if self.accelerated:
-            concepts = _speedups.add_postings(  # type: ignore[union-attr]
-                terms, by_identity, stored, postings, list_id, self._concept
-            )
-        else:
-            found: list[int] = []
-            for term in terms:
-                concept = by_identity.get(id(term))
-                if concept is None or stored[concept] is not term:
-                    concept = self._concept(term)
-                if concept not in found:  # the same line twice: one posting, two positions
-                    postings[concept].append(list_id)
-                found.append(concept)
-            concepts = tuple(found)
+        found: list[Id] = []
+        for term in terms:
+            concept = by_identity.get(id(term))
+            if concept is None or stored[concept] is not term:
+                concept = self._concept(term)
+            if concept not in found:  # the same line twice: one posting, two positions
+                postings[concept].append(list_id)
+            found.append(concept)
+        concepts = tuple(found)
         self._lists[list_id] = Entry(positives, compiled.match_all, concepts, sites, excluded_sites)
         self.version += 1
 
@@ -174,34 +174,9 @@ class KeywordIndex:
         found = self._scan(prepared, MAX_SPANS_PER_TERM if not new_text else -1)
         if not found:
             return {}
-        spans_of = SpanBuilder(prepared, found, self._terms, new_text)
-        if self.accelerated:
-            matches, judged = _speedups.collect(  # type: ignore[union-attr]
-                found,
-                self._simple,
-                self._judged,
-                spans_of,
-                spans_of.context,
-                MAX_SPANS_PER_LIST,
-                new_text,
-            )
-        else:
-            matches, judged = self._collect(found, spans_of)
-        if judged and self.accelerated:
-            host = normalize_host(host) if host else None
-            _speedups.judge(  # type: ignore[union-attr]
-                judged,
-                self._lists,
-                found,
-                host,
-                host_allowed,
-                spans_of,
-                spans_of.context,
-                MAX_SPANS_PER_LIST,
-                new_text,
-                matches,
-            )
-        elif judged:
+        spans_of = SpanBuilder(prepared, found, self._terms, self._longest + 1, new_text)
+        matches, judged = self._collect(found, spans_of)
+        if judged:
             host = normalize_host(host) if host else None
             for list_id in judged:
                 entry = self._lists.get(list_id)  # None if removed while this page matched
@@ -210,24 +185,31 @@ class KeywordIndex:
                     matches[list_id] = spans
         return matches
 
-    def _collect(self, found: Found, spans_of: SpanBuilder) -> tuple[Matches, set[int]]:
+    def _collect(self, found: Found, spans_of: SpanBuilder) -> tuple[Matches, set[Id]]:
         """Walk the found concepts' postings: the simple lists' matches, the lists to judge."""
         simple, judged_postings = self._simple, self._judged
-        concepts_of: dict[int, list[int]] = {}  # list -> the concepts found, in scan order
-        judged: set[int] = set()
+        concepts_of: dict[Id, list[Id]] = {}  # list -> the concepts found, in scan order
+        judged: set[Id] = set()
         for concept in found:
             for list_id in simple[concept]:
-                concepts_of.setdefault(list_id, []).append(concept)
-            judged.update(judged_postings[concept])
-        merged = spans_of.merged
-        matches: Matches = {
-            list_id: spans_of[concepts[0]] if len(concepts) == 1 else merged(concepts)
-            for list_id, concepts in concepts_of.items()
-        }
+                held = concepts_of.get(list_id)
+                if held is None:
+                    concepts_of[list_id] = [concept]
+                else:
+                    held.append(concept)
+            to_judge = judged_postings[concept]
+            if to_judge:
+                judged.update(to_judge)
+        matches: dict[Id, Spans] = {}
+        for list_id, concepts in concepts_of.items():
+            if len(concepts) == 1:
+                matches[list_id] = spans_of.spans(concepts[0])
+            else:
+                matches[list_id] = spans_of.merged(concepts)
         return matches, judged
 
     def _scan(self, prepared: PreparedText, limit: int = -1) -> Found:
-        """Return {concept: [(first token, stop token)] in text order} for keys in the text.
+        """Return {concept: its places (see spans.Found) in text order} for keys in the text.
 
         A key's first limit places only (all if limit < 0); a concept found by several
         keys may hold more, in text order, of which its first limit are the text's first.
@@ -238,28 +220,18 @@ class KeywordIndex:
            keys (a word and its synonyms) gets them sorted into text order.
         """
         found: Found = {}
-        several_keys: list[int] = []
-        scan_space = _speedups.scan if self.accelerated else _scan_space  # type: ignore[union-attr]
+        several_keys: list[Id] = []
         for space_name, space in self._spaces.items():
             if space.concepts:
                 sequence = prepared.sequence(space_name)
-                scan_space(
-                    sequence,
-                    space.concepts,
-                    space.follows,
-                    space.prefixes,
-                    SEPARATOR,
-                    found,
-                    several_keys,
-                    limit,
-                )
+                _scan_space(sequence, space, self._longest + 1, found, several_keys, limit)
         for concept in several_keys:
             found[concept].sort()
         return found
 
-    def _concept(self, term: CompiledTerm) -> int:
+    def _concept(self, term: CompiledTerm) -> Id:
         """Return the concept of a compiled term, storing it with its keys on first sight."""
-        concept = self._concept_ids.get(term)
+        concept: Id = self._concept_ids.get(term)
         if concept is not None:
             return concept
         if self._free:
@@ -279,11 +251,10 @@ class KeywordIndex:
             holders = space.concepts.setdefault(key, [])
             if concept not in holders:
                 holders.append(concept)
-                if SEPARATOR in key:
-                    _count_prefixes(space, key, 1)
+                self._longest = max(self._longest, _count_prefixes(space, key, 1))
         return concept
 
-    def _drop_concept(self, concept: int) -> None:
+    def _drop_concept(self, concept: Id) -> None:
         """Forget a concept no list uses any more, with its keys and their prefixes."""
         term = self._terms[concept]
         assert term is not None
@@ -303,39 +274,44 @@ class KeywordIndex:
 
 def _scan_space(
     sequence: list[str],
-    concepts: dict[str, list[int]],
-    follows: dict[str, dict[str, int]],
-    prefixes: dict[str, int],
-    separator: str,
+    space: _Space,
+    stride: int,
     found: Found,
-    several_keys: list[int],
-    limit: int = -1,
+    several_keys: list[Id],
+    limit: int,
 ) -> None:
     """Add the places of one space's keys to found (KeywordIndex._scan, step 1 and 2)."""
+    concepts, follows, prefixes = space.concepts, space.follows, space.prefixes
     last = len(sequence) - 1
-    distinct = set(sequence)
-    # Single-word keys: every place of every token that is a key, found in C.
-    singles = concepts.keys() & distinct
-    places: dict[str, list[tuple[int, int]]] = {token: [] for token in singles}
-    if singles:
-        mask = list(map(singles.__contains__, sequence))
-        for token, first in zip(compress(sequence, mask), compress(count(), mask), strict=False):
-            places[token].append((first, first + 1))
-    # Longer keys: extend an n-gram only while some key starts with it.
-    starters = follows.keys() & distinct
-    for first in compress(count(), map(starters.__contains__, sequence)) if starters else ():
-        if first == last:
-            break
-        token, second = sequence[first], sequence[first + 1]
-        if second not in follows[token]:
+    # The tokens that are a key or start one, with the words that can follow them.
+    seconds_of = {token: follows[token] for token in follows.keys() & set(sequence)}
+    places: dict[str, list[int]] = {
+        token: [] for token, seconds in seconds_of.items() if ALONE in seconds
+    }
+    for first, token in enumerate(sequence):
+        seconds = seconds_of.get(token)
+        if seconds is None:
             continue
-        key, stop = token + separator + second, first + 2
+        held = places.get(token)
+        if held is not None:
+            held.append(first * stride + 1)
+        if first == last:
+            continue
+        # Longer keys: extend an n-gram only while some key starts with it.
+        second = sequence[first + 1]
+        if second not in seconds:
+            continue
+        key, stop = token + SEPARATOR + second, first + 2
         while True:
             if key in concepts:
-                places.setdefault(key, []).append((first, stop))
+                held = places.get(key)
+                if held is None:
+                    places[key] = [first * stride + stop - first]
+                else:
+                    held.append(first * stride + stop - first)
             if stop > last or key not in prefixes:
                 break
-            key = key + separator + sequence[stop]
+            key = key + SEPARATOR + sequence[stop]
             stop += 1
     for key, where in places.items():
         if 0 <= limit < len(where):
@@ -349,17 +325,19 @@ def _scan_space(
                 several_keys.append(concept)
 
 
-def _count_prefixes(space: _Space, key: str, change: int) -> None:
-    """Count a multi-word key's first two words and longer prefixes in or out of a space."""
+def _count_prefixes(space: _Space, key: str, change: int) -> int:
+    """Count a key's first one or two words and longer prefixes in or out of a space.
+
+    Return the key's number of words.
+    """
     words = key.split(SEPARATOR)
-    if len(words) < 2:
-        return
     seconds = space.follows.setdefault(words[0], {})
-    _bump(seconds, words[1], change)
+    _bump(seconds, words[1] if len(words) > 1 else ALONE, change)
     if not seconds:
         del space.follows[words[0]]
     for size in range(2, len(words)):
         _bump(space.prefixes, SEPARATOR.join(words[:size]), change)
+    return len(words)
 
 
 def _bump(counts: dict[str, int], key: str, change: int) -> None:

@@ -21,10 +21,10 @@ import threading
 import time
 from datetime import datetime
 
-from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
+from clipping.conf import clipping_settings
 from clipping.matching.compile import (
     COMPILE_VERSION,
     CompiledList,
@@ -33,7 +33,8 @@ from clipping.matching.compile import (
     shareable,
     unknown_lines,
 )
-from clipping.matching.index import KeywordIndex, paused_gc
+from clipping.matching.compiled import KeywordIndex
+from clipping.matching.index import paused_gc
 from clipping.models import KeywordList
 from clipping.terms import TermSyntaxError
 
@@ -54,7 +55,7 @@ class SharedIndex:
 
     def current(self) -> KeywordIndex:
         """Return the index, refreshed first if the last refresh is older than the setting."""
-        every = float(getattr(settings, "CLIPPING_INDEX_REFRESH_SECONDS", 10))
+        every = clipping_settings().index_refresh_seconds
         if self._refreshed_at is None or time.monotonic() - self._refreshed_at >= every:
             self.refresh()
         return self.index
@@ -165,7 +166,7 @@ def _fetch_shared_lines(rows: list[Row]) -> dict[str, tuple[dict, str]]:
 
 def _share_lines(unshared: dict[str, tuple[dict, str]]) -> None:
     """Put the lines this process compiled into the shared cache for other workers."""
-    timeout = int(getattr(settings, "CLIPPING_INDEX_LINE_CACHE_SECONDS", 30 * 86400))
+    timeout = clipping_settings().index_line_cache_seconds
     ready = {
         key: shareable(local[line]) for key, (local, line) in unshared.items() if line in local
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import chain
-from typing import NamedTuple
+from typing import Any, Final, NamedTuple
 
 from clipping.matching.compile import CompiledTerm
 from clipping.matching.text import MatchedSpan, PreparedText
@@ -12,15 +12,23 @@ from clipping.terms import host_within
 
 # Where a term occurs, for highlighting and for the summary around its first occurrence:
 # the first places are enough, and a page repeating its topic 60 times stays cheap.
-MAX_SPANS_PER_TERM = 10
+MAX_SPANS_PER_TERM: Final = 10
 # A list's spans, whatever its terms: its first ones in text order, plus as many more in
 # new text (see capped). What ingest needs: the first span, the first new one, the spans
 # near them for highlighting.
-MAX_SPANS_PER_LIST = MAX_SPANS_PER_TERM
+MAX_SPANS_PER_LIST: Final = MAX_SPANS_PER_TERM
 
+# The id of a list or of a concept, or a span's sort key (see SpanBuilder.merged): an int,
+# typed Any where it only goes from one container to another. Compiled by mypyc (see
+# compiled.py), an int read from a container becomes a C integer, and storing it again
+# allocates a new object; an Any stays the object it is.
+Id = Any
 Spans = tuple[MatchedSpan, ...]
 Matches = dict[int, Spans]
-Found = dict[int, list[tuple[int, int]]]  # concept -> [(first token, stop token)] in text order
+# Where a key occurs: its first token and its number of tokens as one integer, a place:
+# first * stride + tokens, where the stride is more than the tokens of the longest key.
+# Places sort in text order, and a place allocates an int where a pair would be a tuple.
+Found = dict[Id, list[int]]  # concept -> its places in text order
 
 _new_span = tuple.__new__  # three times faster than MatchedSpan(...), which is Python code
 
@@ -30,7 +38,7 @@ class Entry(NamedTuple):
 
     positives: int
     match_all: bool
-    concepts: tuple[int, ...]  # per term position, positives first
+    concepts: tuple[Id, ...]  # per term position, positives first
     sites: tuple[str, ...]
     excluded_sites: tuple[str, ...]
 
@@ -38,84 +46,120 @@ class Entry(NamedTuple):
 NewText = Sequence[tuple[int, int]]  # character ranges of text that is new on a page
 
 
-class SpanBuilder(dict[int, Spans]):
-    """Build a found concept's spans on first use, once per page, shared by its lists."""
+class SpanBuilder:
+    """A page's spans per found concept, built on first use and shared by the lists holding it."""
 
     def __init__(
         self,
         prepared: PreparedText,
         found: Found,
         terms: list[CompiledTerm | None],
+        stride: int,
         new_text: NewText = (),
-    ):
-        super().__init__()
-        self.prepared, self.found, self.terms, self.new_text = prepared, found, terms, new_text
-        # What the C loops (index.py) need to build a concept's spans in this dict themselves,
-        # as __missing__ does here.
-        self.context = (
-            found,
-            terms,
-            prepared.starts,
-            prepared.ends,
-            MatchedSpan,
-            MAX_SPANS_PER_TERM,
-        )
-        # For merging: each concept's spans as integers in text order, and their spans.
-        self._ranks = _Ranks(self)
-        self._span_of: dict[int, MatchedSpan] = {}
+    ) -> None:
+        self.found, self.terms, self.stride, self.new_text = found, terms, stride, new_text
+        self.starts: list[Id] = prepared.starts
+        self.ends: list[Id] = prepared.ends
+        self.built: dict[Id, Spans] = {}
+        self.kept: dict[Id, list[int]] = {}  # the places of a concept's spans, in order
+        # For merging (see merged): the sort keys of each concept's spans, the span of each
+        # key made so far, each found concept's rank among the page's terms, and the terms
+        # in that order.
+        self.keys: dict[Id, list[Id]] = {}
+        self.span_of: dict[Id, MatchedSpan] = {}
+        self.term_rank: dict[Id, int] = {}
+        self.raws: list[str] = []
 
-    def __missing__(self, concept: int) -> Spans:
-        starts, ends = self.prepared.starts, self.prepared.ends
-        raw = self.terms[concept].raw  # type: ignore[union-attr]
-        where = self.found[concept]
-        if not self.new_text:
-            where = where[:MAX_SPANS_PER_TERM]
-        spans = tuple(
-            [_new_span(MatchedSpan, (starts[first], ends[stop - 1], raw)) for first, stop in where]
-        )
-        if len(spans) > MAX_SPANS_PER_TERM:
-            spans = tuple(capped(spans, self.new_text))
-        self[concept] = spans
+    def spans(self, concept: Id) -> Spans:
+        """Return a found concept's spans: its first places, plus its places in new text."""
+        spans = self.built.get(concept)
+        if spans is None:
+            spans = self._build(concept)
+            self.built[concept] = spans
         return spans
 
-    def merged(self, concepts: Iterable[int]) -> Spans:
+    def merged(self, concepts: list[Id]) -> Spans:
         """Return a list's spans from several distinct concepts: its first in text order.
 
-        Spans compare as (start, end, term); within a page that is the order of one integer
-        per span (start, end, the term's rank on the page), so the merge sorts integers and
-        makes no span it does not keep.
+        Spans compare as (start, end, term), as their places and terms do: within a page
+        that is the order of one small integer per span, its key (place * terms found + the
+        term's rank), so the merge sorts integers (of one machine word: the fastest sort)
+        and makes only the spans it keeps.
         """
-        ranks = sorted(chain.from_iterable(map(self._ranks.__getitem__, concepts)))
+        keys: list[Id] = []
+        for concept in concepts:
+            held = self.keys.get(concept)
+            keys += self._keys(concept) if held is None else held
+        keys.sort()
         if not self.new_text:
-            return tuple(map(self._span_of.__getitem__, ranks[:MAX_SPANS_PER_LIST]))
-        spans = map(self._span_of.__getitem__, ranks)
-        return tuple(capped(spans, self.new_text, MAX_SPANS_PER_LIST))
+            return tuple(self._spans_of(keys[:MAX_SPANS_PER_LIST]))
+        return tuple(capped(self._spans_of(keys), self.new_text, MAX_SPANS_PER_LIST))
 
+    def _build(self, concept: Id) -> Spans:
+        term = self.terms[concept]
+        assert term is not None  # a found concept is held by some list
+        raw, starts, ends, stride = term.raw, self.starts, self.ends, self.stride
+        where = self.found[concept]
+        if not self.new_text and len(where) > MAX_SPANS_PER_TERM:
+            where = where[:MAX_SPANS_PER_TERM]
+        spans: list[MatchedSpan] = []
+        for place in where:
+            first = place // stride
+            last = first + place % stride - 1
+            spans.append(_new_span(MatchedSpan, (starts[first], ends[last], raw)))
+        if len(spans) > MAX_SPANS_PER_TERM:  # only with new text
+            kept = capped(spans, self.new_text)
+            place_of = dict(zip(spans, where, strict=True))  # a concept's places are distinct
+            where = [place_of[span] for span in kept]
+            spans = kept
+        self.kept[concept] = where
+        return tuple(spans)
 
-class _Ranks(dict[int, list[int]]):
-    """A found concept's spans as integers in text order, made on first use per page."""
+    def _keys(self, concept: Id) -> list[Id]:
+        """Return the sort keys of a concept's spans, in text order."""
+        if not self.raws:
+            self._rank_terms()
+        rank, width = self.term_rank[concept], len(self.raws)
+        kept = self.kept.get(concept)
+        if kept is None:
+            if self.new_text:
+                self.spans(concept)  # which spans it keeps depends on their characters
+                kept = self.kept[concept]
+            else:
+                kept = self.found[concept][:MAX_SPANS_PER_TERM]
+        keys: list[Id] = [place * width + rank for place in kept]
+        self.keys[concept] = keys
+        return keys
 
-    def __init__(self, spans_of: SpanBuilder) -> None:
-        super().__init__()
-        self.spans_of = spans_of
-        self.term_rank: dict[int, int] = {}
+    def _spans_of(self, keys: list[Id]) -> list[MatchedSpan]:
+        """Return the spans of sort keys, making each on first use."""
+        span_of, width, stride = self.span_of, len(self.raws), self.stride
+        spans: list[MatchedSpan] = []
+        for key in keys:
+            span = span_of.get(key)
+            if span is None:
+                place, rank = divmod(key, width)
+                first, tokens = divmod(place, stride)
+                span = _new_span(
+                    MatchedSpan,
+                    (self.starts[first], self.ends[first + tokens - 1], self.raws[rank]),
+                )
+                span_of[key] = span
+            spans.append(span)
+        return spans
 
-    def __missing__(self, concept: int) -> list[int]:
-        spans_of, term_rank = self.spans_of, self.term_rank
-        if not term_rank:
-            # Ties (two terms at the same place) go by term, as the spans' order says.
-            terms = spans_of.terms
-            raws = [terms[found].raw for found in spans_of.found]  # type: ignore[union-attr]
-            order = sorted(zip(raws, spans_of.found, strict=True))
-            term_rank.update((found, rank) for rank, (_, found) in enumerate(order))
-        spans = spans_of[concept]
-        width = len(term_rank)
-        size = (len(spans_of.prepared.text) + 1) * width
-        rank = term_rank[concept]
-        ranks = [start * size + end * width + rank for start, end, _ in spans]
-        spans_of._span_of.update(zip(ranks, spans, strict=True))
-        self[concept] = ranks
-        return ranks
+    def _rank_terms(self) -> None:
+        """Rank the found concepts by term: ties (two terms at one place) go by term."""
+        order: list[tuple[str, Id]] = []
+        for concept in self.found:
+            term = self.terms[concept]
+            assert term is not None
+            order.append((term.raw, concept))
+        order.sort()
+        term_rank, raws = self.term_rank, self.raws
+        for rank, (raw, concept) in enumerate(order):
+            term_rank[concept] = rank
+            raws.append(raw)
 
 
 def capped(
@@ -145,7 +189,7 @@ def in_new_text(span: MatchedSpan, new_text: NewText) -> bool:
 
 def judge(entry: Entry, found: Found, host: str | None, spans_of: SpanBuilder) -> Spans | None:
     """Return a list's spans if it matches: any or all terms, no exclusion, allowed host."""
-    matched: list[int] = []
+    matched: list[Id] = []
     for position, concept in enumerate(entry.concepts):
         if concept in found:
             if position >= entry.positives:
@@ -156,8 +200,8 @@ def judge(entry: Entry, found: Found, host: str | None, spans_of: SpanBuilder) -
     if not host_allowed(host, entry.sites, entry.excluded_sites):
         return None
     if len(matched) == 1:
-        return spans_of[matched[0]]
-    return spans_of.merged(set(matched))
+        return spans_of.spans(matched[0])
+    return spans_of.merged(list(set(matched)))
 
 
 def merge_spans(groups: Iterable[Spans], new_text: NewText = ()) -> Spans:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from django import template
 from django.utils.safestring import SafeString
 
-from clipping import render
+from clipping import safetext
 
 register = template.Library()
 
@@ -15,25 +15,25 @@ register = template.Library()
 @register.filter
 def highlight(text: str, spans: Sequence[Sequence[object]] | None) -> SafeString:
     """Escape text and mark the spans."""
-    return render.highlight_html(text or "", spans or [])
+    return safetext.highlight_html(text or "", spans or [])
 
 
 @register.filter
 def highlight_plain(text: str, spans: Sequence[Sequence[object]] | None) -> str:
     """Mark the spans of plain text with asterisks."""
-    return render.highlight_text(text or "", spans or [])
+    return safetext.highlight_text(text or "", spans or [])
 
 
 @register.filter
 def one_line(text: str) -> str:
     """Collapse white space and drop control characters."""
-    return render.one_line(text or "")
+    return safetext.one_line(text or "")
 
 
 @register.filter
 def safe_url(url: str) -> str:
     """Keep only absolute http(s) URLs."""
-    return render.safe_url(url or "")
+    return safetext.safe_url(url or "")
 
 
 @register.filter

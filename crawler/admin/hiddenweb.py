@@ -1,4 +1,4 @@
-"""Hidden-web admin: the LVS table (editable) and the forms found on sites (read only)."""
+"""Hidden-web admin: the LVS table (editable) and the site searches found on sites (read only)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet, SearchForm
+from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet
+from crawler.models.sitesearch import SiteSearch
 
 
 class LabelValueInline(admin.TabularInline):
@@ -41,29 +42,33 @@ class FormQueryInline(admin.TabularInline):
     ordering = ["-last_submitted_at"]
 
 
-@admin.register(SearchForm)
-class SearchFormAdmin(admin.ModelAdmin):
+@admin.register(SiteSearch)
+class SiteSearchAdmin(admin.ModelAdmin):
     list_display = [
         "action",
         "method",
         "site",
+        "source",
         "status",
         "reason",
         "submissions",
         "efficiency_percent",
         "last_submitted_at",
     ]
-    list_filter = ["status", "method", "site"]
-    search_fields = ["action", "page_url", "template"]
+    list_filter = ["source", "status", "method", "site"]
+    search_fields = ["action", "page_url", "url_template"]
     readonly_fields = [
         "site",
+        "source",
         "page_url",
         "action",
         "method",
+        "enctype",
         "status",
         "reason",
-        "template",
+        "url_template",
         "query_arg",
+        "fields",
         "labels",
         "uses_browser",
         "probed_at",
@@ -78,9 +83,9 @@ class SearchFormAdmin(admin.ModelAdmin):
     inlines = [FormQueryInline]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
-        return False  # forms are found by crawling, not typed in
+        return False  # forms are found by crawling; an admin's template goes on the site form
 
     @admin.display(description="submission efficiency")
-    def efficiency_percent(self, form: SearchForm) -> str:
+    def efficiency_percent(self, form: SiteSearch) -> str:
         value = form.efficiency
         return "–" if value is None else f"{100 * value:.0f}%"

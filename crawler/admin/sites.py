@@ -11,6 +11,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from crawler.admin.xcrawl import SampleDocumentInline, SiteSearchInline
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
 from crawler.tasks import enqueue_crawl
 
@@ -82,6 +83,7 @@ class SiteAdmin(admin.ModelAdmin):
     search_fields = ["name", "root_url"]
     actions = ["crawl_now"]
     readonly_fields = ["recent_runs"]
+    inlines = [SampleDocumentInline, SiteSearchInline]
     # A root URL typed without a scheme ("example.com") is taken as https, Django 6's default.
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     fieldsets = [

@@ -1,13 +1,20 @@
-"""Admin for xCrawl: sample documents, site search templates, search engines, proposed sites."""
+"""Admin for xCrawl: sample documents, the site's search template, search engines, proposals."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html_join
 
-from crawler.models.xcrawl import ProposedSite, SampleDocument, SearchEngine, SiteSearch
+from crawler.models.sitesearch import SiteSearch
+from crawler.models.xcrawl import ProposedSite, SampleDocument, SearchEngine
+from crawler.tasks import find_sites
+
+# A URL typed without a scheme ("example.com") is taken as https, as on the site form.
+HTTPS_URLS = {models.URLField: {"assume_scheme": "https"}}
 
 
 class SampleDocumentInline(admin.TabularInline):
@@ -17,19 +24,34 @@ class SampleDocumentInline(admin.TabularInline):
     extra = 1
     fields = ["url", "text", "fetched_at", "error"]
     readonly_fields = ["fetched_at", "error"]
+    formfield_overrides = HTTPS_URLS
+
+
+class AdminTemplateForm(forms.ModelForm):
+    """A search URL template typed by an admin: the row's source is the admin."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.instance.source = SiteSearch.Source.ADMIN
 
 
 class SiteSearchInline(admin.StackedInline):
-    """The site's search URL template on the site form (SiteAdmin.inlines)."""
+    """The site's search URL template, as an admin gives it, on the site form (SiteAdmin.inlines)."""
 
     model = SiteSearch
+    form = AdminTemplateForm
     extra = 0
     max_num = 1
-    fields = ["url_template", "source"]
+    fields = ["url_template"]
+    verbose_name = "search URL template"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[SiteSearch]:
+        return super().get_queryset(request).filter(source=SiteSearch.Source.ADMIN)
 
 
 @admin.register(SampleDocument)
 class SampleDocumentAdmin(admin.ModelAdmin):
+    formfield_overrides = HTTPS_URLS
     list_display = ["__str__", "site", "fetched_at", "error"]
     list_filter = ["site"]
     search_fields = ["url", "text"]
@@ -37,14 +59,9 @@ class SampleDocumentAdmin(admin.ModelAdmin):
     fields = ["site", "url", "text", "fetched_text", "fetched_at", "error"]
 
 
-@admin.register(SiteSearch)
-class SiteSearchAdmin(admin.ModelAdmin):
-    list_display = ["site", "url_template", "source", "updated_at"]
-    list_filter = ["source"]
-
-
 @admin.register(SearchEngine)
 class SearchEngineAdmin(admin.ModelAdmin):
+    formfield_overrides = HTTPS_URLS
     list_display = [
         "name",
         "base_url",
@@ -58,11 +75,9 @@ class SearchEngineAdmin(admin.ModelAdmin):
 
     @admin.action(description="Find new sites for the topic with this engine")
     def find_sites_now(self, request: HttpRequest, queryset: QuerySet[SearchEngine]) -> None:
-        from crawler.strategies.xcrawl.discover import find_sites_task
-
         engines = list(queryset.filter(enabled=True))
         for engine in engines:
-            find_sites_task.delay_on_commit(engine.id)
+            find_sites.delay_on_commit(engine.id)
         self.message_user(
             request,
             f"Queued a search for new sites on {len(engines)} engine(s); "
@@ -73,6 +88,7 @@ class SearchEngineAdmin(admin.ModelAdmin):
 
 @admin.register(ProposedSite)
 class ProposedSiteAdmin(admin.ModelAdmin):
+    formfield_overrides = HTTPS_URLS
     list_display = ["root_url", "status", "authority_count", "engine", "created_at", "site"]
     list_filter = ["status", "engine"]
     search_fields = ["root_url"]

@@ -13,13 +13,14 @@ from analyzer.errors import AnalyzerError
 from analyzer.model import PageAnalysis
 from crawler.extract.feeds import DiscoveryError, feed_links, parse_feed, parse_sitemap
 from crawler.fetch.body import content_kind
-from crawler.store.pages import Extracted, Fetched
+from crawler.fetch.result import FetchResult
+from crawler.store.pages import Extracted
 from crawler.strategies.base import HUB, LinkRecord
 
 Canonical = Callable[[str], str]
 
 
-def extract(fetched: Fetched, canonical: Canonical) -> Extracted:
+def extract(fetched: FetchResult, canonical: Canonical) -> Extracted:
     """Analyse a successfully fetched body and return its kind, summary and canonical links."""
     base = fetched.final_url or fetched.url
     kind = content_kind(fetched.content_type, fetched.body)
@@ -30,7 +31,7 @@ def extract(fetched: Fetched, canonical: Canonical) -> Extracted:
     if kind != "html":
         return Extracted(summary={"kind": kind or "unknown"})
     try:
-        analysis = analyze(fetched.body, base, declared_encoding=fetched.encoding)
+        analysis = analyze(fetched.body, base, declared_encoding=fetched.charset)
     except AnalyzerError as exc:
         return Extracted(summary={"error": f"{type(exc).__name__}: {exc}"[:500]})
     extracted = from_analysis(analysis, canonical)
@@ -90,7 +91,9 @@ def summarize(analysis: PageAnalysis) -> dict[str, object]:
     }
 
 
-def _discovered(fetched: Fetched, base: str, canonical: Canonical, *, sitemap: bool) -> Extracted:
+def _discovered(
+    fetched: FetchResult, base: str, canonical: Canonical, *, sitemap: bool
+) -> Extracted:
     area = "sitemap" if sitemap else "feed"
     try:
         found = parse_sitemap(fetched.body, base) if sitemap else parse_feed(fetched.body, base)

@@ -2,16 +2,18 @@
 
 async with Fetcher(policy_from_settings()) as fetcher:
     result = await fetcher.fetch(url, SiteRules.of(site), etag=page.etag)
-    if result.error: record(result.error.kind, result.error.message)
-    elif result.not_modified: ...
-    else: analyze(result.body, result.final_url)
+    match result.error:
+        case FetchError(kind=ErrorKind.ROBOTS): skip(url)
+        case FetchError() as error: record(error)
+        case None if result.not_modified: ...
+        case None: analyze(result.body, result.final_url)
 """
 
 from crawler.fetch.body import content_kind
-from crawler.fetch.client import Fetcher, check_url, fetch_url
+from crawler.fetch.client import Fetcher, check_url, connection_error, fetch_url
 from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
 from crawler.fetch.politeness import Clock, SystemClock, parse_retry_after
-from crawler.fetch.result import ErrorKind, FetchError, FetchResult
+from crawler.fetch.result import ErrorKind, FetchError, FetchResult, PageRequest, failure
 from crawler.fetch.robots import RobotsRules, origin_of
 from crawler.fetch.ssrf import (
     Resolver,
@@ -29,6 +31,7 @@ __all__ = [
     "FetchPolicy",
     "FetchResult",
     "Fetcher",
+    "PageRequest",
     "Resolver",
     "RobotsRules",
     "SSRFRefused",
@@ -36,7 +39,9 @@ __all__ = [
     "SystemClock",
     "address_refusal",
     "check_url",
+    "connection_error",
     "content_kind",
+    "failure",
     "fetch_url",
     "host_refusal",
     "origin_of",

@@ -8,6 +8,8 @@ from collections.abc import Callable
 
 import brotli
 
+from crawler.fetch.errors import ErrorKind, FetchError
+
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "application/rdf+xml"})
 XML_TYPES = frozenset({"application/xml", "text/xml"})
@@ -30,11 +32,11 @@ _SITEMAP_ROOTS = {"urlset", "sitemapindex"}
 
 
 class BodyError(Exception):
-    """A body we refuse; `kind` is the FetchError kind ("too_large" or "decoding")."""
+    """A body we refuse; `error` says why (too large, badly encoded, not markup)."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: ErrorKind, message: str) -> None:
         super().__init__(message)
-        self.kind = kind
+        self.error = FetchError(kind, message)
 
 
 def parse_content_type(header: str | None) -> tuple[str, str | None]:
@@ -83,7 +85,7 @@ class CappedDecoder:
     def __init__(self, encodings: list[str], cap: int, *, truncate: bool = False) -> None:
         if len(encodings) > 1:
             raise BodyError(
-                "decoding", f"stacked content encodings refused: {', '.join(encodings)}"
+                ErrorKind.DECODING, f"stacked content encodings refused: {', '.join(encodings)}"
             )
         self.cap = cap
         self.truncate = truncate
@@ -96,15 +98,17 @@ class CappedDecoder:
         """Return the decoded bytes of `chunk`; raise BodyError past the cap or on bad data."""
         self.raw_size += len(chunk)
         if self.raw_size > self.cap and not self.truncate:
-            raise BodyError("too_large", f"body over {self.cap} bytes")
+            raise BodyError(ErrorKind.TOO_LARGE, f"body over {self.cap} bytes")
         room = self.cap - self.size
         try:
             out = self._step(chunk, room + 1)
         except (zlib.error, brotli.error) as exc:
-            raise BodyError("decoding", f"corrupt compressed body: {exc}") from None
+            raise BodyError(ErrorKind.DECODING, f"corrupt compressed body: {exc}") from None
         if len(out) > room:
             if not self.truncate:
-                raise BodyError("too_large", f"body over {self.cap} bytes after decompression")
+                raise BodyError(
+                    ErrorKind.TOO_LARGE, f"body over {self.cap} bytes after decompression"
+                )
             out = out[:room]
             self.full = True
         self.size += len(out)
@@ -132,7 +136,7 @@ def _decoder(encoding: str) -> Step:
         return _deflate_step()
     if encoding == "br":
         return _brotli_step()
-    raise BodyError("decoding", f"unsupported content encoding {encoding!r}")
+    raise BodyError(ErrorKind.DECODING, f"unsupported content encoding {encoding!r}")
 
 
 def _zlib_step(wbits: int) -> Step:

@@ -7,7 +7,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
-from urllib.parse import urlencode, urljoin, urlsplit, urlunsplit
+from urllib.parse import urlencode, urlsplit
 
 import aiohttp
 import yarl
@@ -15,16 +15,21 @@ import yarl
 from crawler.fetch.body import ACCEPT_ENCODING, ACCEPT_HEADER, BodyError
 from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
 from crawler.fetch.politeness import Clock, Deferred, HostGate, SystemClock, parse_retry_after
-from crawler.fetch.reading import REDIRECT_STATUSES, read_response
-from crawler.fetch.result import FetchError, FetchResult, failure
+from crawler.fetch.reading import (
+    REDIRECT_STATUSES,
+    read_response,
+    redirect_target,
+    redirected_request,
+)
+from crawler.fetch.result import ErrorKind, FetchError, FetchResult, failure
 from crawler.fetch.robots import RobotsCache, RobotsRules, origin_of, rules_from
 from crawler.fetch.ssrf import Resolver, VettingResolver, host_refusal, refusal_in, system_resolve
 
 BACKOFF_STATUSES = frozenset({429, 503})
 # A robots.txt refused for these reasons refuses the page for the same reason.
-_PASSED_ON = frozenset({"ssrf", "url"})
+_PASSED_ON = frozenset({ErrorKind.SSRF, ErrorKind.URL})
 # Outcomes that say nothing about the file itself, so they are not cached.
-_NOT_CACHED = frozenset({"ssrf", "backoff"})
+_NOT_CACHED = frozenset({ErrorKind.SSRF, ErrorKind.BACKOFF})
 
 
 class Fetcher:
@@ -126,6 +131,11 @@ class Fetcher:
                 self.robots_cache.put(found, self.clock.monotonic())
             return found
 
+    async def refusal(self, url: str, rules: SiteRules) -> FetchError | None:
+        """Return why `url` may not be asked now (spelling, address, robots.txt), or None."""
+        refused, _delay = await self._admission(url, rules, for_robots=False)
+        return refused
+
     async def _follow(
         self,
         url: str,
@@ -142,58 +152,58 @@ class Fetcher:
         redirects: list[str] = []
         current = url
         for _ in range(self.policy.max_redirects + 1):
-            refused = check_url(current, rules)
+            asked = time.monotonic()
+            refused, delay = await self._admission(current, rules, for_robots=for_robots)
+            # A slow robots.txt counts against this fetch's deadline too.
+            budget -= time.monotonic() - asked
             if refused is not None:
-                return _located(failure(url, refused.kind, refused.message), current, redirects)
-            delay = rules.crawl_delay
-            if rules.obey_robots and not for_robots:
-                asked = time.monotonic()
-                robots = await self.robots(current, rules)
-                # A slow robots.txt counts against this fetch's deadline too.
-                budget -= time.monotonic() - asked
-                if robots.error_kind in _PASSED_ON:
-                    # The host itself may not be asked; saying "robots" would hide why.
-                    message = f"robots.txt: {robots.unreachable}"
-                    return _located(
-                        failure(url, robots.error_kind, message),  # type: ignore[arg-type]
-                        current,
-                        redirects,
-                    )
-                if robots.unreachable:
-                    # RFC 9309 2.3.1.3-4: while robots.txt is unreachable (5xx, 429, timeout,
-                    # no connection) everything is disallowed. That is a wait, not a verdict
-                    # on this URL: "backoff" until the file is asked again.
-                    message = f"robots.txt unreachable ({robots.unreachable})"
-                    wait = self.robots_wait(robots.origin, current)
-                    return _located(
-                        failure(url, "backoff", message, retry_after=wait), current, redirects
-                    )
-                if not robots.allows(current):
-                    return _located(
-                        failure(url, "robots", "disallowed by robots.txt"), current, redirects
-                    )
-                if robots.crawl_delay is not None:
-                    delay = max(delay, min(robots.crawl_delay, self.policy.max_crawl_delay))
+                return _located(failure(url, refused), current, redirects)
             result = await self._attempts(
                 current, rules, headers, delay, budget, cap, for_robots, method=method, body=body
             )
             budget -= result.elapsed
             if result.error is not None or result.status not in REDIRECT_STATUSES:
                 return _located(result, current, redirects, original=url)
-            location = result.headers.get("location", "").strip()
-            if not location:
-                result.error = FetchError("redirects", f"HTTP {result.status} without Location")
+            target = redirect_target(result, current)
+            if target is None:
                 return _located(result, current, redirects, original=url)
             redirects.append(current)
-            current = _without_fragment(urljoin(current, location))
-            if method == "POST" and result.status in {301, 302, 303}:
-                method, body = "GET", None
-                headers = {k: v for k, v in headers.items() if k != "Content-Type"}
-        return _located(
-            failure(url, "redirects", f"more than {self.policy.max_redirects} redirects"),
-            current,
-            redirects,
+            current = target
+            method, body, headers = redirected_request(result.status, method, body, headers)
+        too_many = FetchError(
+            ErrorKind.REDIRECTS, f"more than {self.policy.max_redirects} redirects"
         )
+        return _located(failure(url, too_many), current, redirects)
+
+    async def _admission(
+        self, url: str, rules: SiteRules, *, for_robots: bool
+    ) -> tuple[FetchError | None, float]:
+        """Return why `url` may not be asked (None if it may) and the delay its host wants."""
+        refused = check_url(url, rules)
+        if refused is not None or for_robots or not rules.obey_robots:
+            return refused, rules.crawl_delay
+        robots = await self.robots(url, rules)
+        delay = rules.crawl_delay
+        if robots.crawl_delay is not None:
+            delay = max(delay, min(robots.crawl_delay, self.policy.max_crawl_delay))
+        return self._robots_refusal(robots, url), delay
+
+    def _robots_refusal(self, robots: RobotsRules, url: str) -> FetchError | None:
+        """Return why robots.txt keeps us from `url`, or None."""
+        passed_on = robots.error_kind
+        if passed_on is not None and passed_on in _PASSED_ON:
+            # The host itself may not be asked; saying "robots" would hide why.
+            return FetchError(passed_on, f"robots.txt: {robots.unreachable}")
+        if robots.unreachable:
+            # RFC 9309 2.3.1.3-4: while robots.txt is unreachable (5xx, 429, timeout,
+            # no connection) everything is disallowed. That is a wait, not a verdict
+            # on this URL: "backoff" until the file is asked again.
+            message = f"robots.txt unreachable ({robots.unreachable})"
+            wait = self._robots_wait(robots.origin, url)
+            return FetchError(ErrorKind.BACKOFF, message, retry_after=wait)
+        if not robots.allows(url):
+            return FetchError(ErrorKind.ROBOTS, "disallowed by robots.txt")
+        return None
 
     async def _attempts(
         self,
@@ -219,7 +229,9 @@ class Fetcher:
                         url, rules, headers, budget - elapsed, cap, truncate, method, body
                     )
             except Deferred as deferred:
-                return failure(url, "backoff", str(deferred), retry_after=deferred.wait)
+                return failure(
+                    url, FetchError(ErrorKind.BACKOFF, str(deferred), retry_after=deferred.wait)
+                )
             elapsed += result.elapsed
             result.elapsed = elapsed
             if result.status not in BACKOFF_STATUSES:
@@ -228,12 +240,12 @@ class Fetcher:
             asked = parse_retry_after(result.headers.get("retry-after"), self.clock.time())
             wait = self.gate.defer(host, asked, policy.backoff_base, policy.max_backoff)
             assert result.error is not None
-            result.error = FetchError("http", result.error.message, retry_after=wait)
+            result.error = FetchError(ErrorKind.HTTP, result.error.message, retry_after=wait)
             if attempt == policy.retries or wait > policy.max_retry_wait:
                 return result
         raise AssertionError("unreachable")  # the loop always returns
 
-    def robots_wait(self, origin: str, url: str) -> float:
+    def _robots_wait(self, origin: str, url: str) -> float:
         """Return the seconds until an unreachable robots.txt may be asked again."""
         now = self.clock.monotonic()
         host = (urlsplit(url).hostname or "").lower()
@@ -302,19 +314,23 @@ class Fetcher:
                 ) as response:
                     result = await read_response(url, response, cap, truncate)
         except TimeoutError as exc:
-            result = failure(url, "timeout", _timeout_message(exc, policy))
+            result = failure(url, FetchError(ErrorKind.TIMEOUT, _timeout_message(exc, policy)))
         except BodyError as exc:
-            result = failure(url, exc.kind, str(exc))  # type: ignore[arg-type]
+            result = failure(url, exc.error)
         except (aiohttp.InvalidURL, ValueError) as exc:
-            result = failure(url, "url", f"invalid URL: {exc}")
+            result = failure(url, FetchError(ErrorKind.URL, f"invalid URL: {exc}"))
         except (aiohttp.ClientError, OSError) as exc:
-            refused = refusal_in(exc)
-            if refused is not None:
-                result = failure(url, "ssrf", str(refused))
-            else:
-                result = failure(url, "connection", f"{type(exc).__name__}: {exc}")
+            result = failure(url, connection_error(exc))
         result.elapsed = time.monotonic() - started
         return result
+
+
+def connection_error(exc: BaseException) -> FetchError:
+    """Return the error of a failed connection: SSRF when the vetting resolver refused it."""
+    refused = refusal_in(exc)
+    if refused is not None:
+        return FetchError(ErrorKind.SSRF, str(refused))
+    return FetchError(ErrorKind.CONNECTION, f"{type(exc).__name__}: {exc}")
 
 
 def check_url(url: str, rules: SiteRules) -> FetchError | None:
@@ -327,19 +343,19 @@ def check_url(url: str, rules: SiteRules) -> FetchError | None:
         # any resolver, so that spelling must be vetted too.
         client_host = yarl.URL(url).raw_host or ""
     except (ValueError, UnicodeError) as exc:
-        return FetchError("url", f"invalid URL: {exc}")
+        return FetchError(ErrorKind.URL, f"invalid URL: {exc}")
     if parts.scheme not in {"http", "https"}:
-        return FetchError("url", f"scheme {parts.scheme!r} is not http or https")
+        return FetchError(ErrorKind.URL, f"scheme {parts.scheme!r} is not http or https")
     if not parts.hostname or not client_host:
-        return FetchError("url", "URL has no host")
+        return FetchError(ErrorKind.URL, "URL has no host")
     if not rules.allow_private_network:
         for host in dict.fromkeys((parts.hostname, client_host)):
             try:
                 reason = host_refusal(host, rules.allowed_networks)
             except ValueError as exc:  # a bad allowed_networks entry: refuse rather than guess
-                return FetchError("ssrf", f"bad allowed network: {exc}")
+                return FetchError(ErrorKind.SSRF, f"bad allowed network: {exc}")
             if reason:
-                return FetchError("ssrf", reason)
+                return FetchError(ErrorKind.SSRF, reason)
     return None
 
 
@@ -351,11 +367,6 @@ def _located(
     result.final_url = final_url
     result.redirects = list(redirects)
     return result
-
-
-def _without_fragment(url: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(fragment=""))
 
 
 def _timeout_message(exc: BaseException, policy: FetchPolicy) -> str:

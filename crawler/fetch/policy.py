@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_USER_AGENT = "WebclipBot/0.1 (+https://example.invalid/bot)"
@@ -11,24 +11,6 @@ DEFAULT_USER_AGENT = "WebclipBot/0.1 (+https://example.invalid/bot)"
 # learn who crawls them and how to reach the operator.
 _CONTACT_UA = re.compile(r"[A-Za-z0-9_.-]+(?:/\S+)?\s.*\bhttps?://\S+.*")
 MIB = 1024 * 1024
-
-# Django setting name -> FetchPolicy field; read only by policy_from_settings().
-SETTING_NAMES = {
-    "CRAWLER_USER_AGENT": "user_agent",
-    "CRAWLER_CONCURRENCY": "concurrency",
-    "CRAWLER_MAX_BODY_BYTES": "max_body_bytes",
-    "CRAWLER_CONNECT_TIMEOUT": "connect_timeout",
-    "CRAWLER_READ_TIMEOUT": "read_timeout",
-    "CRAWLER_TOTAL_TIMEOUT": "total_timeout",
-    "CRAWLER_MAX_REDIRECTS": "max_redirects",
-    "CRAWLER_ROBOTS_TTL": "robots_ttl",
-    "CRAWLER_RETRIES": "retries",
-    "CRAWLER_MAX_RETRY_WAIT": "max_retry_wait",
-    "CRAWLER_MAX_CRAWL_DELAY": "max_crawl_delay",
-    "CRAWLER_CHROMIUM_PATH": "chromium_path",
-    "CRAWLER_RENDER_TIMEOUT": "render_timeout",
-    "CRAWLER_RENDER_CONCURRENCY": "render_concurrency",
-}
 
 
 @dataclass(frozen=True)
@@ -85,7 +67,7 @@ class SiteRules:
 
 
 def policy_from_settings(**overrides: Any) -> FetchPolicy:
-    """Build the policy from Django settings (CRAWLER_*), or defaults when Django is absent."""
+    """Build the policy from the crawler's settings (CRAWLER_*), or defaults without Django."""
     values: dict[str, Any] = {}
     try:
         from django.conf import settings
@@ -94,11 +76,9 @@ def policy_from_settings(**overrides: Any) -> FetchPolicy:
     except ImportError:  # the fetcher also works as a plain library
         configured = False
     if configured:
-        types = {f.name: f.type for f in fields(FetchPolicy)}
-        for setting, name in SETTING_NAMES.items():
-            value = getattr(settings, setting, None)
-            if value is not None:
-                values[name] = _coerce(types[name], value, setting, zero_ok=name == "retries")
+        from crawler.conf import fetch_settings
+
+        values = fetch_settings().given()
     values.update(overrides)
     policy = FetchPolicy(**values)
     if not _CONTACT_UA.fullmatch(policy.user_agent):
@@ -107,15 +87,3 @@ def policy_from_settings(**overrides: Any) -> FetchPolicy:
             f"{DEFAULT_USER_AGENT!r}; got {policy.user_agent!r}"
         )
     return policy
-
-
-def _coerce(type_name: Any, value: Any, setting: str, *, zero_ok: bool) -> Any:
-    # Field types are strings under `from __future__ import annotations`.
-    caster = {"str": str, "int": int, "float": float}[str(type_name)]
-    try:
-        result = caster(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{setting} must be {type_name}, got {value!r}") from None
-    if caster is not str and (result < 0 or (result == 0 and not zero_ok)):
-        raise ValueError(f"{setting} must be {'>= 0' if zero_ok else '> 0'}, got {value!r}")
-    return result

@@ -1,58 +1,51 @@
-"""What one fetch produced: a response, or a typed error the crawler records."""
+"""What fetching (or rendering) one URL produced: a response, or a typed error.
+
+One type serves the fetcher, the browser and storage; the error stays a `FetchError` until
+`crawler.store.pages.error_text` writes it to a text column.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
-ErrorKind = Literal[
-    "url",  # not an http(s) URL, or unparsable
-    "ssrf",  # the host is (or resolves to) an address the site may not reach
-    "robots",  # robots.txt disallows the URL
-    # The host asked us to wait (Retry-After) longer than we wait inside a fetch, or its
-    # robots.txt is unreachable (5xx, 429, timeout, no connection): nothing asked until then.
-    "backoff",
-    "timeout",  # connect, read or total deadline passed
-    "too_large",  # the body (after decompression) is over the cap
-    "content_type",  # not HTML/XHTML, a feed or a sitemap
-    "redirects",  # too many redirects, or a redirect without a usable Location
-    "http",  # a 4xx/5xx answer
-    "connection",  # DNS failure, refused or reset connection, TLS or protocol error
-    "decoding",  # an unknown, stacked or corrupt Content-Encoding
-    "offsite",  # (rendering) a redirect or request left the site's allowed hosts
-    "render",  # (rendering) the browser failed: crash, download, navigation error
-]
+from crawler.fetch.body import content_kind
+from crawler.fetch.errors import ErrorKind, FetchError
+
+__all__ = ["SCRIPT_TYPES", "ErrorKind", "FetchError", "FetchResult", "PageRequest", "failure"]
+
+# What scripts of a rendered page ask for (XHR, fetch, EventSource, WebSocket).
+SCRIPT_TYPES = frozenset({"xhr", "fetch", "eventsource", "websocket"})
 
 
 @dataclass(frozen=True)
-class FetchError:
-    """A failure the crawler records instead of an exception."""
+class PageRequest:
+    """One request a rendered page tried to make, and what became of it ("" when made)."""
 
-    kind: ErrorKind
-    message: str
-    # Seconds the host asked us to wait (429/503 Retry-After, or our backoff), when known.
-    retry_after: float | None = None
-
-    def __str__(self) -> str:
-        return f"{self.kind}: {self.message}"
+    url: str
+    resource_type: str
+    refused: str = ""
 
 
 @dataclass
 class FetchResult:
-    """The outcome of fetching one URL, redirects followed."""
+    """The outcome of fetching (or rendering) one URL, redirects followed."""
 
-    url: str
-    final_url: str
+    url: str  # the URL asked for
+    final_url: str  # after redirects; `url` when there were none
     status: int | None = None
-    body: bytes = b""  # decompressed, at most the policy's cap
+    body: bytes = b""  # decompressed, at most the policy's cap; a rendered DOM as UTF-8
     content_type: str = ""  # media type, lower case, no parameters
     charset: str | None = None  # from the Content-Type header; the analyzer decides the rest
-    etag: str | None = None
-    last_modified: str | None = None
+    etag: str = ""
+    last_modified: str = ""
     headers: dict[str, str] = field(default_factory=dict)  # final response, lower-case names
     redirects: list[str] = field(default_factory=list)  # every URL before final_url
     error: FetchError | None = None
     elapsed: float = 0.0  # seconds on the network (politeness waits not included)
+    rendered: bool = False  # the body is the DOM after scripts ran in Chromium
+    source_hash: str = ""  # for a rendered body: the hash of the HTML as served
+    requests: list[PageRequest] = field(default_factory=list)  # made by a rendered page
+    dialogs: list[str] = field(default_factory=list)  # "alert: message", dismissed
 
     @property
     def ok(self) -> bool:
@@ -60,29 +53,54 @@ class FetchResult:
         return self.error is None and self.status is not None
 
     @property
+    def succeeded(self) -> bool:
+        """Tell whether a body came back (2xx without error)."""
+        return self.error is None and self.status is not None and 200 <= self.status < 300
+
+    @property
     def not_modified(self) -> bool:
         """Tell whether the server answered 304 to our conditional GET."""
         return self.error is None and self.status == 304
 
     @property
+    def redirected(self) -> bool:
+        """Tell whether the answer came from another URL than the one asked for."""
+        return self.final_url != self.url
+
+    @property
     def kind(self) -> str:
         """Name what the body is: "html", "feed", "sitemap", "xml", or "" without a body."""
-        from crawler.fetch.body import content_kind
-
         if not self.ok or self.not_modified:
             return ""
         return content_kind(self.content_type, self.body)
 
+    @property
+    def html(self) -> str:
+        """Return the body as text (a rendered DOM is UTF-8; else the declared charset)."""
+        try:
+            return self.body.decode(self.charset or "utf-8", "replace")
+        except LookupError:  # a charset name Python does not know
+            return self.body.decode("utf-8", "replace")
+
+    @property
+    def script_urls(self) -> list[str]:
+        """Return the URLs a rendered page's scripts asked for."""
+        return [r.url for r in self.requests if r.resource_type in SCRIPT_TYPES]
+
+    @property
+    def blocked(self) -> list[PageRequest]:
+        """Return the requests of a rendered page that were refused."""
+        return [r for r in self.requests if r.refused]
+
 
 def failure(
     url: str,
-    kind: ErrorKind,
-    message: str,
+    error: FetchError,
     *,
     final_url: str | None = None,
     status: int | None = None,
     redirects: list[str] | None = None,
-    retry_after: float | None = None,
+    rendered: bool = False,
 ) -> FetchResult:
     """Build a result that carries only an error."""
     return FetchResult(
@@ -90,5 +108,6 @@ def failure(
         final_url=final_url or url,
         status=status,
         redirects=list(redirects or []),
-        error=FetchError(kind, message, retry_after),
+        error=error,
+        rendered=rendered,
     )

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 from protego import Protego
 
-from crawler.fetch.result import FetchResult
+from crawler.fetch.result import ErrorKind, FetchResult
 
 
 @dataclass(frozen=True)
@@ -23,7 +23,7 @@ class RobotsRules:
     token: str
     status: int | None = None
     unreachable: str = ""  # why the file could not be read ("" when it was, or was 4xx)
-    error_kind: str = ""  # the FetchError kind behind `unreachable` ("ssrf", "timeout", ...)
+    error_kind: ErrorKind | None = None  # the error behind `unreachable` (SSRF, TIMEOUT, ...)
     parser: Protego | None = None
     sitemaps: tuple[str, ...] = field(default_factory=tuple)
 
@@ -64,8 +64,11 @@ def rules_from(origin: str, token: str, result: FetchResult, max_bytes: int) -> 
         # RFC 9309 2.3.1: a 4xx or a redirect chain over five hops means "unavailable" and
         # allows all; 5xx and network failures mean "unreachable" and disallow all. A 429 is
         # read as unreachable too: a server asking us to slow down is not an invitation.
-        if error.kind == "redirects" or (
-            error.kind == "http" and status is not None and 400 <= status < 500 and status != 429
+        if error.kind == ErrorKind.REDIRECTS or (
+            error.kind == ErrorKind.HTTP
+            and status is not None
+            and 400 <= status < 500
+            and status != 429
         ):
             return RobotsRules(origin, token, status)
         return RobotsRules(origin, token, status, unreachable=str(error), error_kind=error.kind)

@@ -22,8 +22,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from crawler.hiddenweb.lvs import ADMIN, USERS, LabelMatch, LabelValues, match_label
-from crawler.hiddenweb.safety import has_search_signal
 from crawler.sitesearch.analysis import Element, Form
+from crawler.sitesearch.safety import has_search_signal
+from crawler.sitesearch.template import SearchRequest, SearchTemplate, build_request
 
 FUZZY = "fuzzy"
 AVERAGE = "average"
@@ -216,3 +217,18 @@ def _assignment(
         if values.keyword:
             keyword = choice.value
     return Assignment(tuple(pairs), round(value, 6), keyword)
+
+
+def template_for(plan: Plan) -> SearchTemplate | None:
+    """Return the URL template of a submittable plan with a keyword element, else None."""
+    keyword = plan.keyword_element
+    if not plan.submittable or keyword is None:
+        return None
+    defaults = {s.element.name: s.choices[0].value for s in plan.sets if s.choices}
+    return SearchTemplate.of_form(plan.form, keyword.name, defaults)
+
+
+def request_for_assignment(form: Form, assignment: Assignment) -> SearchRequest:
+    """Return the request that submits `form` filled with `assignment`."""
+    pairs = form.fill(dict(assignment.values))
+    return build_request(form.action, form.method, pairs, form.enctype)

@@ -1,9 +1,11 @@
 """Chromium for forms: lay a form page out to read labels, and submit forms that need a browser.
 
-Layout needs no network: the page's HTML is set into a blank tab with every request
-aborted and scripts off, which is all HiWE's own layout engine did (no images, no style
-sheets). Submitting in the browser navigates for real, so requests are limited to the
-site's hosts and checked like the fetcher's (`crawler.fetch.check_url`).
+The browser is the process's one Chromium (`crawler.render.host`), launched from the
+configured path; each call gets a fresh context on the browser's own loop. Layout needs no
+network: the page's HTML is set into a blank tab with every request aborted and scripts
+off, which is all HiWE's own layout engine did (no images, no style sheets). Submitting in
+the browser navigates for real, so requests are limited to the site's hosts and checked like
+the fetcher's (`crawler.fetch.check_url`).
 """
 
 from __future__ import annotations
@@ -12,17 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from playwright.async_api import Error as PlaywrightError
+
 from crawler.fetch import SiteRules, check_url
+from crawler.fetch.policy import FetchPolicy, policy_from_settings
+from crawler.render.host import HOST, BrowserError, BrowserHost
 from crawler.sitesearch.labels import measure_forms
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-gpu",
-]
+__all__ = ["BrowserAnswer", "BrowserError", "FormBrowser"]
+
 TIMEOUT_MS = 20_000
 
 # Sets the filled values, then submits as a person pressing Enter would (requestSubmit runs
@@ -46,10 +46,6 @@ FILL_AND_SUBMIT = """
 """
 
 
-class BrowserError(RuntimeError):
-    """Chromium could not lay out or submit a form."""
-
-
 @dataclass
 class BrowserAnswer:
     """What a form submitted in the browser led to."""
@@ -60,12 +56,11 @@ class BrowserAnswer:
 
 
 class FormBrowser:
-    """One headless Chromium for a crawl run's form work; use as `async with`."""
+    """A crawl run's form work in the process's shared Chromium; usable as `async with`."""
 
-    def __init__(self, executable: str = CHROMIUM) -> None:
-        self.executable = executable
-        self._playwright: Any = None
-        self._browser: Any = None
+    def __init__(self, policy: FetchPolicy | None = None, *, host: BrowserHost = HOST) -> None:
+        self.policy = policy or policy_from_settings()
+        self.host = host
 
     async def __aenter__(self) -> FormBrowser:
         return self
@@ -73,36 +68,9 @@ class FormBrowser:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def _chromium(self) -> Any:
-        if self._browser is None:
-            from playwright.async_api import Error, async_playwright
-
-            try:
-                self._playwright = await async_playwright().start()
-                self._browser = await self._playwright.chromium.launch(
-                    executable_path=self.executable, args=CHROMIUM_ARGS, headless=True
-                )
-            except Error as exc:
-                await self.close()
-                raise BrowserError(f"Chromium did not start: {exc}") from exc
-        return self._browser
-
     async def form_labels(self, html: str, url: str) -> list[dict[str, str]]:
         """Return visual labels (element name -> text) for each form of the page, in order."""
-        from playwright.async_api import Error
-
-        browser = await self._chromium()
-        context = await browser.new_context(java_script_enabled=False)
-        try:
-            page = await context.new_page()
-            page.set_default_timeout(TIMEOUT_MS)
-            await page.route("**/*", lambda route: route.abort())
-            await page.set_content(html, wait_until="domcontentloaded")
-            return await measure_forms(page)
-        except Error as exc:
-            raise BrowserError(f"{url}: laying out the forms failed: {exc}") from exc
-        finally:
-            await context.close()
+        return await self.host.call(self._form_labels(html, url))
 
     async def submit(
         self,
@@ -114,8 +82,35 @@ class FormBrowser:
         rules: SiteRules,
     ) -> BrowserAnswer:
         """Open the form's page, fill the form with `pairs`, submit it, return what came back."""
-        from playwright.async_api import Error
+        return await self.host.call(self._submit(page_url, form_index, pairs, hosts, rules))
 
+    async def close(self) -> None:
+        """Release this handle; the shared browser stays up for the next caller."""
+        return None
+
+    async def _form_labels(self, html: str, url: str) -> list[dict[str, str]]:
+        async with self.host.page_slots(self.policy):
+            browser = await self.host.browser(self.policy)
+            context = await browser.new_context(java_script_enabled=False)
+            try:
+                page = await context.new_page()
+                page.set_default_timeout(TIMEOUT_MS)
+                await page.route("**/*", lambda route: route.abort())
+                await page.set_content(html, wait_until="domcontentloaded")
+                return await measure_forms(page)
+            except PlaywrightError as exc:
+                raise BrowserError(f"{url}: laying out the forms failed: {exc}") from exc
+            finally:
+                await context.close()
+
+    async def _submit(
+        self,
+        page_url: str,
+        form_index: int,
+        pairs: list[tuple[str, str]],
+        hosts: list[str],
+        rules: SiteRules,
+    ) -> BrowserAnswer:
         allowed = {h.lower() for h in hosts}
 
         async def guard(route: Any) -> None:
@@ -126,33 +121,27 @@ class FormBrowser:
             else:
                 await route.abort()
 
-        browser = await self._chromium()
-        context = await browser.new_context()
-        try:
-            page = await context.new_page()
-            page.set_default_timeout(TIMEOUT_MS)
-            await page.route("**/*", guard)
-            await page.goto(page_url, wait_until="load")
-            async with page.expect_navigation(wait_until="load") as navigation:
-                submitted = await page.evaluate(FILL_AND_SUBMIT, [form_index, pairs])
-                if not submitted:
-                    raise BrowserError(f"{page_url}: the page has no form #{form_index}.")
-            response = await navigation.value
-            return BrowserAnswer(
-                url=page.url,
-                status=response.status if response else None,
-                html=await page.content(),
-            )
-        except Error as exc:
-            raise BrowserError(f"{page_url}: submitting form #{form_index} failed: {exc}") from exc
-        finally:
-            await context.close()
-
-    async def close(self) -> None:
-        """Close Chromium and Playwright."""
-        browser, playwright = self._browser, self._playwright
-        self._browser = self._playwright = None
-        if browser is not None:
-            await browser.close()
-        if playwright is not None:
-            await playwright.stop()
+        async with self.host.page_slots(self.policy):
+            browser = await self.host.browser(self.policy)
+            context = await browser.new_context()
+            try:
+                page = await context.new_page()
+                page.set_default_timeout(TIMEOUT_MS)
+                await page.route("**/*", guard)
+                await page.goto(page_url, wait_until="load")
+                async with page.expect_navigation(wait_until="load") as navigation:
+                    submitted = await page.evaluate(FILL_AND_SUBMIT, [form_index, pairs])
+                    if not submitted:
+                        raise BrowserError(f"{page_url}: the page has no form #{form_index}.")
+                response = await navigation.value
+                return BrowserAnswer(
+                    url=page.url,
+                    status=response.status if response else None,
+                    html=await page.content(),
+                )
+            except PlaywrightError as exc:
+                raise BrowserError(
+                    f"{page_url}: submitting form #{form_index} failed: {exc}"
+                ) from exc
+            finally:
+                await context.close()

@@ -18,33 +18,13 @@ from functools import lru_cache
 from rapidfuzz import fuzz, process
 
 from analyzer.text import normalize, stems, tokenize
+from crawler.sitesearch.detect import KEYWORD_ALIASES, KEYWORD_LABEL
 
 ADMIN = "admin"
 USERS = "users"
 LEARNED = "learned"
 # Human-supplied values are trusted first, then users' keywords, then what crawling taught.
 SOURCE_ORDER = {ADMIN: 0, USERS: 1, LEARNED: 2}
-
-# The label users' keywords are filed under, and how search boxes tend to be labelled.
-KEYWORD_LABEL = "search"
-KEYWORD_ALIASES = (
-    "keyword",
-    "keywords",
-    "search for",
-    "search terms",
-    "search the site",
-    "search articles",
-    "query",
-    "find",
-    "words",
-    "all words",
-    "any words",
-    "look for",
-    "text",
-    "term",
-    "q",
-    "s",
-)
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from analyzer.encoding import decode
+from crawler.fetch.result import FetchResult
 from crawler.hiddenweb.browser import BrowserError, FormBrowser
-from crawler.hiddenweb.urltemplate import SearchRequest
-from crawler.run.backend import FetchBackend, to_fetched
+from crawler.run.backend import FetchBackend
 from crawler.sitesearch.analysis import Form
-from crawler.store.pages import Fetched
+from crawler.sitesearch.template import SearchRequest
 
 logger = logging.getLogger(__name__)
 
@@ -40,14 +40,14 @@ class Answer:
         return not self.error and self.status is not None and 200 <= self.status < 300
 
 
-def answer_of(fetched: Fetched) -> Answer:
+def answer_of(fetched: FetchResult) -> Answer:
     """Return the hidden-web view of a fetch (HTML decoded as the analyzer would)."""
     url = fetched.final_url or fetched.url
-    if fetched.error:
-        return Answer(url, fetched.status, error=fetched.error)
+    if fetched.error is not None:
+        return Answer(url, fetched.status, error=str(fetched.error))
     if fetched.status is None or not 200 <= fetched.status < 300:
         return Answer(url, fetched.status, error=f"http: HTTP {fetched.status}")
-    text, _ = decode(fetched.body, fetched.encoding)
+    text, _ = decode(fetched.body, fetched.charset)
     return Answer(url, fetched.status, text)
 
 
@@ -107,7 +107,7 @@ class Requester:
                 return Answer(request.url, None, error=f"browser: {exc}")
             return Answer(answer.url, answer.status, answer.html)
         result = self.call(self.backend.fetcher.post(request.url, request.data, self.backend.rules))
-        return answer_of(to_fetched(request.url, result))
+        return answer_of(result)
 
     def _robots_refusal(self, url: str) -> str:
         """Return why robots.txt forbids `url` ("" if it allows it) for browser submissions."""
@@ -129,11 +129,11 @@ class Requester:
 
     def _chromium(self) -> FormBrowser:
         if self._browser is None:
-            self._browser = FormBrowser()
+            self._browser = FormBrowser(self.backend.fetcher.policy)
         return self._browser
 
     def close(self) -> None:
-        """Close Chromium if it was started."""
+        """Release the browser handle if one was taken (the process's Chromium stays up)."""
         if self._browser is not None:
             browser, self._browser = self._browser, None
             self.call(browser.close())

@@ -1,6 +1,7 @@
 """Hidden-web crawling inside a crawl run: search every user's keywords on a site's forms.
 
-`search_site` runs once per crawl run, in the crawl thread, with the run's fetch backend:
+`search_pass` is a run pass (`crawler.run.passes`, registered in crawler/apps.py): each crawl
+run calls `search_site` once, in the crawl thread, with the run's fetch backend:
 
 1. The users' keywords (the site's topic's queries) become the LVS row "search"; without
    any the pass ends before its first request. The stored row is for admins to read: the
@@ -30,36 +31,28 @@ from datetime import datetime
 
 from django.utils import timezone
 
-from crawler.conf import crawler_settings
-from crawler.hiddenweb.assignments import best_assignments, plan_form
-from crawler.hiddenweb.conf import DeepWebSettings, deepweb_settings
+from crawler.conf import DeepWebSettings, crawler_settings, deepweb_settings
+from crawler.fetch.result import FetchResult
+from crawler.hiddenweb.assignments import Plan, best_assignments, plan_form, template_for
 from crawler.hiddenweb.lvs import with_keywords
 from crawler.hiddenweb.requester import Call, Requester
 from crawler.hiddenweb.responses import boilerplate
-from crawler.hiddenweb.safety import refusal
 from crawler.hiddenweb.secondlevel import page_links
 from crawler.hiddenweb.session import FormContext, FormOutcome, FormSearch
-from crawler.hiddenweb.store import (
-    fingerprint,
-    learn_domains,
-    load_table,
-    order_by_staleness,
-    record_form,
-    sync_keywords,
-)
-from crawler.hiddenweb.urltemplate import template_for
+from crawler.hiddenweb.store import learn_domains, load_table, order_by_staleness, sync_keywords
 from crawler.models import Page, Site
-from crawler.models.hiddenweb import SearchForm
+from crawler.models.sitesearch import SiteSearch
 from crawler.run import step as pipeline
 from crawler.run.backend import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
+from crawler.run.passes import RunContext
 from crawler.sitesearch.analysis import Form, FormParseError, analyze_forms
-from crawler.store.pages import Fetched
+from crawler.sitesearch.safety import refusal
 from crawler.topic import Topic, get_topic
 
 logger = logging.getLogger(__name__)
 
-Handle = Callable[[Page, Fetched], object]
+Handle = Callable[[Page, FetchResult], object]
 # Assignments ranked per form before the least recently tried Smax are chosen.
 CANDIDATES_PER_SUBMISSION = 10
 
@@ -89,7 +82,7 @@ class HiddenWebReport:
 
     def refused(self) -> dict[str, str]:
         """Return action -> reason for every form the crawler would not submit."""
-        return {f.action: f.reason for f in self.forms if f.status == SearchForm.Status.REFUSED}
+        return {f.action: f.reason for f in self.forms if f.status == SiteSearch.Status.REFUSED}
 
 
 def search_site(
@@ -127,7 +120,7 @@ def search_site(
     requester = Requester(
         backend, call, needs_browser=site.needs_browser, deadline=deadline, clock=clock
     )
-    runner = _SiteSearch(
+    runner = _FormWork(
         site,
         frontier,
         requester,
@@ -144,6 +137,29 @@ def search_site(
     finally:
         runner.requester.close()
     report.requests = runner.requester.requests
+    return report
+
+
+def search_pass(context: RunContext) -> HiddenWebReport:
+    """Run the hidden-web pass inside a crawl run (registered in crawler/apps.py)."""
+    report = search_site(
+        context.site,
+        context.frontier,
+        call=context.call,
+        backend=context.backend,
+        topic=context.topic,
+        handle=context.handle,
+        budget=context.budget,
+        rng=context.rng,
+    )
+    if report.submissions:
+        logger.info(
+            "Hidden web on %s: %d submission(s), %d with results, %d result page(s) stored",
+            context.site,
+            report.submissions,
+            report.with_results,
+            report.followed,
+        )
     return report
 
 
@@ -169,7 +185,7 @@ def search_now(site: Site, **options: object) -> HiddenWebReport:
         loop.close()
 
 
-class _SiteSearch:
+class _FormWork:
     """The form work of one run on one site."""
 
     def __init__(
@@ -219,7 +235,7 @@ class _SiteSearch:
             )
             depth = self._depth(url)
             for form in forms:
-                key = fingerprint(form)
+                key = form.fingerprint
                 if key not in self.done:
                     self.done.add(key)
                     self._form(form, context, depth)
@@ -239,15 +255,15 @@ class _SiteSearch:
     def _form(self, form: Form, context: FormContext, depth: int) -> None:
         reason = refusal(form)
         if reason is not None:
-            record, _ = record_form(
-                self.site, form, status=SearchForm.Status.REFUSED, reason=reason
+            record, _ = SiteSearch.objects.record_form(
+                self.site, form, status=SiteSearch.Status.REFUSED, reason=reason
             )
             self.report.forms.append(
                 FormOutcome(form.action, form.method, record.status, reason, record.id)
             )
             return
-        first_sighting = not SearchForm.objects.filter(
-            site=self.site, fingerprint=fingerprint(form)
+        first_sighting = not SiteSearch.objects.filter(
+            site=self.site, fingerprint=form.fingerprint
         ).exists()
         if first_sighting:
             learn_domains(form, self.language)
@@ -259,19 +275,22 @@ class _SiteSearch:
             language=self.language,
         )
         if not plan.submittable:
-            record, _ = record_form(
-                self.site, form, status=SearchForm.Status.UNMATCHED, reason=plan.reason, plan=plan
+            record, _ = SiteSearch.objects.record_form(
+                self.site,
+                form,
+                status=SiteSearch.Status.UNMATCHED,
+                reason=plan.reason,
+                query_arg=_keyword_name(plan),
             )
             self.report.forms.append(
                 FormOutcome(form.action, form.method, record.status, plan.reason, record.id)
             )
             return
-        record, _ = record_form(
+        record, _ = SiteSearch.objects.record_form(
             self.site,
             form,
-            status=SearchForm.Status.SEARCH,
+            status=SiteSearch.Status.SEARCH,
             template=template_for(plan),
-            plan=plan,
             uses_browser=self.site.needs_browser and form.method == "POST",
         )
         limit = self.settings.smax * CANDIDATES_PER_SUBMISSION
@@ -292,6 +311,11 @@ class _SiteSearch:
         canonical = self.frontier.canonical(url)
         found = Page.objects.filter(site=self.site, url=canonical).values_list("depth", flat=True)
         return next(iter(found), 0)
+
+
+def _keyword_name(plan: Plan) -> str:
+    element = plan.keyword_element
+    return element.name if element else ""
 
 
 def _follow(

@@ -16,15 +16,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from urllib.parse import parse_qsl, urlsplit
 
-from crawler.hiddenweb.assignments import Assignment, Plan
-from crawler.hiddenweb.conf import DeepWebSettings
+from crawler.conf import DeepWebSettings
+from crawler.hiddenweb.assignments import Assignment, Plan, request_for_assignment
 from crawler.hiddenweb.requester import TIME_UP, Answer, Requester
 from crawler.hiddenweb.responses import EmptyPageModel, nonsense_queries, signature
 from crawler.hiddenweb.secondlevel import keyword_urls, page_links, split_result_links
 from crawler.hiddenweb.segments import dedupe, noise_segments, selection_key
 from crawler.hiddenweb.store import empty_model, record_submission, save_probes
-from crawler.hiddenweb.urltemplate import request_for_assignment
-from crawler.models.hiddenweb import SearchForm
+from crawler.models.sitesearch import SiteSearch
 from crawler.sitesearch.analysis import Form
 
 PROBE_EVERY = timedelta(days=7)
@@ -72,7 +71,7 @@ class FormSearch:
         requester: Requester,
         settings: DeepWebSettings,
         plan: Plan,
-        record: SearchForm,
+        record: SiteSearch,
         context: FormContext,
         *,
         rng: random.Random,

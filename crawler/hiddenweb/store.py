@@ -1,12 +1,10 @@
-"""The LVS manager and the form records: what the hidden-web crawler reads and writes.
+"""The LVS manager and the searches' counts: what the hidden-web crawler reads and writes.
 
 Runs in the crawl thread (database), never on the fetching event loop.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Mapping
 from datetime import datetime
 
@@ -15,13 +13,13 @@ from django.db.models import F, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
-from crawler.hiddenweb.assignments import Assignment, Plan
-from crawler.hiddenweb.lvs import KEYWORD_ALIASES, KEYWORD_LABEL, LEARNED, LabelValues
+from crawler.hiddenweb.assignments import Assignment
+from crawler.hiddenweb.lvs import LEARNED, LabelValues
 from crawler.hiddenweb.responses import EmptyPageModel
-from crawler.hiddenweb.urltemplate import SearchTemplate
-from crawler.models import Site
-from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet, SearchForm
+from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet
+from crawler.models.sitesearch import SiteSearch
 from crawler.sitesearch.analysis import Form
+from crawler.sitesearch.detect import KEYWORD_ALIASES, KEYWORD_LABEL
 
 # Values learnt from crawled forms are trusted less than an admin's or users' (HiWE 5.5);
 # each new sighting on another form adds a little, never reaching human confidence.
@@ -98,57 +96,18 @@ def learn_domains(form: Form, language: str = "en") -> int:
     return added
 
 
-def fingerprint(form: Form) -> str:
-    """Return a hash naming a form by where it goes and what it asks (not by its page)."""
-    shape = [form.method, form.action, sorted((e.name, e.kind) for e in form.elements)]
-    return hashlib.sha256(json.dumps(shape).encode()).hexdigest()
-
-
-def record_form(
-    site: Site,
-    form: Form,
-    *,
-    status: str,
-    reason: str = "",
-    template: SearchTemplate | None = None,
-    plan: Plan | None = None,
-    uses_browser: bool = False,
-) -> tuple[SearchForm, bool]:
-    """Upsert the record of a form found on `site`; return it and whether it was new."""
-    labels = {e.name: e.label for e in form.elements}
-    defaults = {
-        "page_url": form.page_url[:2083],
-        "action": form.action[:2083],
-        "method": form.method,
-        "status": status,
-        "reason": reason[:300],
-        "template": (template.url if template and template.method == "GET" else "")[:4000],
-        "query_arg": (template.query_arg if template else _keyword_name(plan))[:200],
-        "labels": labels,
-        "uses_browser": uses_browser,
-    }
-    return SearchForm.objects.update_or_create(
-        site=site, fingerprint=fingerprint(form), defaults=defaults
-    )
-
-
-def _keyword_name(plan: Plan | None) -> str:
-    element = plan.keyword_element if plan else None
-    return element.name if element else ""
-
-
-def empty_model(record: SearchForm, threshold: float) -> EmptyPageModel:
+def empty_model(record: SiteSearch, threshold: float) -> EmptyPageModel:
     """Return the form's learnt "no results" signatures."""
     return EmptyPageModel.from_json(record.empty_signatures, threshold)
 
 
-def save_probes(record: SearchForm, model: EmptyPageModel, now: datetime) -> None:
+def save_probes(record: SiteSearch, model: EmptyPageModel, now: datetime) -> None:
     """Store the signatures learnt from nonsensical probes."""
-    SearchForm.objects.filter(id=record.id).update(empty_signatures=model.to_json(), probed_at=now)
+    SiteSearch.objects.filter(id=record.id).update(empty_signatures=model.to_json(), probed_at=now)
     record.empty_signatures, record.probed_at = model.to_json(), now
 
 
-def order_by_staleness(record: SearchForm, assignments: list[Assignment]) -> list[Assignment]:
+def order_by_staleness(record: SiteSearch, assignments: list[Assignment]) -> list[Assignment]:
     """Return assignments never tried first, then the least recently tried; rank breaks ties."""
     hashes = {a.key(): FormQuery.hash_key(a.key()) for a in assignments}
     tried = dict(
@@ -166,11 +125,11 @@ def order_by_staleness(record: SearchForm, assignments: list[Assignment]) -> lis
 
 
 def record_submission(
-    record: SearchForm, assignment: Assignment, *, had_results: bool, now: datetime
+    record: SiteSearch, assignment: Assignment, *, had_results: bool, now: datetime
 ) -> None:
     """Count one submission on the form and on its assignment (submission efficiency)."""
     hit = int(had_results)
-    SearchForm.objects.filter(id=record.id).update(
+    SiteSearch.objects.filter(id=record.id).update(
         submissions=F("submissions") + 1,
         with_results=F("with_results") + hit,
         last_submitted_at=now,

@@ -3,7 +3,7 @@
 One module per concern; this package imports each so that Django sees every model of the app.
 """
 
-from crawler.models import hiddenweb, xcrawl  # noqa: F401  (their models belong to this app)
+from crawler.models import hiddenweb, sitesearch, xcrawl  # noqa: F401  (their models belong to this app)
 from crawler.models.pages import Link, Page, PageVersion
 from crawler.models.runs import RUN_COUNTERS, CrawlRun
 from crawler.models.site import Site, SiteQuerySet, _validate_http_url

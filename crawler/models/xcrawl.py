@@ -1,4 +1,4 @@
-"""xCrawl's models: sample documents, the site's search, search engines, proposed sites, verdicts.
+"""xCrawl's models: sample documents, search engines, proposed sites, verdicts.
 
 Imported at the end of crawler/models/__init__.py so Django sees them in the crawler app.
 """
@@ -13,8 +13,6 @@ from django.db import models, transaction
 from django.utils import timezone
 
 from crawler.models.site import Site, _validate_http_url
-
-QUERY = "{query}"
 
 
 class SampleDocument(models.Model):
@@ -44,33 +42,6 @@ class SampleDocument(models.Model):
     def content(self) -> str:
         """Return the sample's text: pasted, else fetched (empty until fetched)."""
         return self.text.strip() or self.fetched_text
-
-
-class SiteSearch(models.Model):
-    """The URL template of a site's own search, set by an admin or detected on its pages."""
-
-    class Source(models.TextChoices):
-        ADMIN = "admin", "Set by an admin"
-        DETECTED = "detected", "Detected on the site"
-
-    site = models.OneToOneField(Site, on_delete=models.CASCADE, related_name="search")
-    url_template = models.CharField(
-        max_length=2083, help_text="Search URL with {query} where the keywords go."
-    )
-    source = models.CharField(max_length=10, choices=Source.choices, default=Source.ADMIN)
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        verbose_name = "site search"
-
-    def __str__(self) -> str:
-        return self.url_template
-
-    def clean(self) -> None:
-        super().clean()
-        if QUERY not in self.url_template:
-            raise ValidationError({"url_template": f"The template needs a {QUERY} slot."})
-        _validate_http_url(self.url_template.replace(QUERY, "q"))
 
 
 class SearchEngine(models.Model):

@@ -15,14 +15,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
+from crawler.fetch.result import FetchResult, PageRequest
 from crawler.fetch.ssrf import Resolver, system_resolve
 from crawler.render.host import HOST, BrowserHost
-from crawler.render.page import PageRequest, RenderedPage, render_page
+from crawler.render.page import render_page
 from crawler.render.shell import needs_rendering
 
 __all__ = [
     "PageRequest",
-    "RenderedPage",
     "Renderer",
     "close_browser",
     "needs_rendering",
@@ -57,7 +57,7 @@ class Renderer:
         allowed_hosts: Iterable[str] = (),
         *,
         timeout: float | None = None,
-    ) -> RenderedPage:
+    ) -> FetchResult:
         """Render `url`; `allowed_hosts` defaults to the URL's own host."""
         return await self.host.call(
             self._render(url, rules or SiteRules(), tuple(allowed_hosts), timeout)
@@ -70,7 +70,7 @@ class Renderer:
         allowed_hosts: Iterable[str] = (),
         *,
         timeout: float | None = None,
-    ) -> RenderedPage:
+    ) -> FetchResult:
         """Render `url` from synchronous code (a Celery task, a management command)."""
         coro = self._render(url, rules or SiteRules(), tuple(allowed_hosts), timeout)
         return self.host.submit(coro).result()
@@ -81,7 +81,7 @@ class Renderer:
 
     async def _render(
         self, url: str, rules: SiteRules, hosts: tuple[str, ...], timeout: float | None
-    ) -> RenderedPage:
+    ) -> FetchResult:
         async with self.host.page_slots(self.policy):
             browser = await self.host.browser(self.policy)
             return await render_page(
@@ -101,7 +101,7 @@ def render_url(
     rules: SiteRules | None = None,
     allowed_hosts: Iterable[str] = (),
     **options: object,
-) -> RenderedPage:
+) -> FetchResult:
     """Render one URL from synchronous code; `options` go to Renderer (policy, resolver)."""
     return Renderer(**options).render_sync(url, rules, allowed_hosts)  # type: ignore[arg-type]
 

@@ -1,5 +1,9 @@
 """One Chromium per worker process, on its own thread and event loop, shared by every caller.
 
+Rendering, xCrawl's link probing and hidden-web form work all take their browser from here:
+the executable is the policy's `chromium_path` (CRAWLER_CHROMIUM_PATH), launched with
+CHROMIUM_ARGS, and nowhere else.
+
 A Playwright browser belongs to the event loop that launched it, while crawl runs and Celery
 tasks each bring their own loop (or none). So the browser lives on a private loop in a daemon
 thread; callers submit coroutines to it and await the result from wherever they are. After a
@@ -18,6 +22,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from playwright.async_api import Browser, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
 
 from crawler.fetch.policy import FetchPolicy
 
@@ -32,6 +37,10 @@ CHROMIUM_ARGS = (
 )
 
 
+class BrowserError(RuntimeError):
+    """Chromium could not be started, or could not do what it was asked."""
+
+
 class BrowserHost:
     """Own the process's browser thread, loop, Playwright driver and Chromium."""
 
@@ -42,6 +51,7 @@ class BrowserHost:
         self._thread: threading.Thread | None = None
         self._playwright: Playwright | None = None
         self._browser: Browser | None = None
+        self._executable = ""  # the path the running browser was launched from
         self._launching: asyncio.Lock | None = None
         self._pages: asyncio.Semaphore | None = None
 
@@ -69,16 +79,34 @@ class BrowserHost:
             return self._loop
 
     async def browser(self, policy: FetchPolicy) -> Browser:
-        """Return the running Chromium, launching (or relaunching after a crash) as needed."""
+        """Return the running Chromium, launching (or relaunching after a crash) as needed.
+
+        A policy naming another executable than the running browser's replaces it. Raises
+        BrowserError when Chromium does not start.
+        """
         if self._launching is None:
             self._launching = asyncio.Lock()
         async with self._launching:
+            if self._browser is not None and self._executable != policy.chromium_path:
+                browser, self._browser = self._browser, None
+                with contextlib.suppress(PlaywrightError):
+                    await browser.close()
             if self._browser is None or not self._browser.is_connected():
                 if self._playwright is None:
                     self._playwright = await async_playwright().start()
-                self._browser = await self._playwright.chromium.launch(
-                    executable_path=policy.chromium_path, headless=True, args=list(CHROMIUM_ARGS)
-                )
+                try:
+                    self._browser = await self._playwright.chromium.launch(
+                        executable_path=policy.chromium_path,
+                        headless=True,
+                        args=list(CHROMIUM_ARGS),
+                    )
+                except PlaywrightError as exc:
+                    self._browser = None
+                    message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+                    raise BrowserError(
+                        f"Chromium at {policy.chromium_path} did not start: {message}"
+                    ) from exc
+                self._executable = policy.chromium_path
             return self._browser
 
     def page_slots(self, policy: FetchPolicy) -> asyncio.Semaphore:

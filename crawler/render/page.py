@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Iterable
 from contextlib import suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser, BrowserContext, Dialog, Page, Route, WebSocketRoute
@@ -15,62 +15,12 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from crawler.fetch.body import FEED_TYPES, HTML_TYPES, XML_TYPES
 from crawler.fetch.policy import FetchPolicy, SiteRules
-from crawler.fetch.result import FetchError
+from crawler.fetch.result import ErrorKind, FetchError, FetchResult, PageRequest
 from crawler.fetch.ssrf import Resolver
 from crawler.render.relay import Answer, Refused, Relay
 
 BLOCKED_TYPES = frozenset({"image", "media", "font"})
-SCRIPT_TYPES = frozenset({"xhr", "fetch", "eventsource", "websocket"})
 PAGE_TYPES = HTML_TYPES | FEED_TYPES | XML_TYPES
-
-
-@dataclass(frozen=True)
-class PageRequest:
-    """One request the page tried to make, and what became of it ("" when it was made)."""
-
-    url: str
-    resource_type: str
-    refused: str = ""
-
-
-@dataclass
-class RenderedPage:
-    """The DOM after scripts ran, and the requests the page made on the way."""
-
-    url: str
-    final_url: str
-    html: str = ""
-    status: int | None = None
-    redirects: list[str] = field(default_factory=list)
-    requests: list[PageRequest] = field(default_factory=list)
-    dialogs: list[str] = field(default_factory=list)  # "alert: message", dismissed
-    error: FetchError | None = None
-    elapsed: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        """Tell whether the page rendered without error."""
-        return self.error is None and self.status is not None
-
-    @property
-    def body(self) -> bytes:
-        """Return the rendered HTML as UTF-8 bytes (what the analyzer takes)."""
-        return self.html.encode("utf-8", "replace")
-
-    @property
-    def content_type(self) -> str:
-        """Return "text/html": a rendered DOM is serialised as HTML."""
-        return "text/html"
-
-    @property
-    def script_urls(self) -> list[str]:
-        """Return the URLs scripts asked for (XHR, fetch, EventSource, WebSocket)."""
-        return [r.url for r in self.requests if r.resource_type in SCRIPT_TYPES]
-
-    @property
-    def blocked(self) -> list[PageRequest]:
-        """Return the requests that were refused."""
-        return [r for r in self.requests if r.refused]
 
 
 class _Failed(Exception):
@@ -85,7 +35,7 @@ class _PageState:
     """What the route handler learns while the page loads."""
 
     relay: Relay
-    result: RenderedPage
+    result: FetchResult
     page: Page | None = None
     main_redirect: str | None = None
     main_refusal: FetchError | None = None
@@ -124,7 +74,7 @@ class _PageState:
             return
         if main and 200 <= answer.status < 300 and answer.media_type not in PAGE_TYPES:
             self.main_refusal = FetchError(
-                "content_type", f"content type {answer.media_type!r} is not a page"
+                ErrorKind.CONTENT_TYPE, f"content type {answer.media_type!r} is not a page"
             )
             self.note(url, kind, str(self.main_refusal))
             await _quietly(route.abort("blockedbyclient"))
@@ -166,12 +116,14 @@ async def render_page(
     policy: FetchPolicy,
     resolver: Resolver,
     timeout: float | None = None,
-) -> RenderedPage:
+) -> FetchResult:
     """Render `url` in a fresh context of `browser`; failures come back as `error`."""
     started = time.monotonic()
     hosts = tuple(hosts) or ((urlsplit(url).hostname or "").lower(),)
     relay = Relay(policy, resolver, rules, hosts)
-    result = RenderedPage(url=url, final_url=url)
+    result = FetchResult(
+        url=url, final_url=url, content_type="text/html", charset="utf-8", rendered=True
+    )
     refused = relay.refusal(url)
     if refused is not None:
         result.error = refused
@@ -185,40 +137,55 @@ async def render_page(
             context = await browser.new_context(
                 user_agent=policy.user_agent, service_workers="block", accept_downloads=False
             )
-            await context.route("**/*", state.route)
-            await context.route_web_socket("**/*", state.websocket)
-            page = await context.new_page()
-            page.set_default_timeout(budget * 1000)
-            state.page = page
-            context.on("page", state.popup)
-            page.on("dialog", state.dialog)
-            await _navigate(page, url, state, policy)
-            # Let late scripts finish, but keep time to read the DOM before the deadline.
-            settle = min(policy.render_settle, deadline - time.monotonic() - 0.5)
-            if settle > 0:
-                with suppress(PlaywrightTimeout):
-                    await page.wait_for_load_state("networkidle", timeout=settle * 1000)
-            result.html = await page.content()
-            result.final_url = page.url
+            await _load(context, url, state, policy, deadline)
     except TimeoutError:
-        result.error = FetchError("timeout", f"not rendered within {budget:g} s")
+        result.error = FetchError(ErrorKind.TIMEOUT, f"not rendered within {budget:g} s")
     except _Failed as failed:
         result.error = failed.error
         result.final_url = failed.final_url
     except PlaywrightError as exc:
-        result.error = FetchError("render", _first_line(exc))
+        result.error = FetchError(ErrorKind.RENDER, _first_line(exc))
     finally:
         if context is not None:
             with suppress(PlaywrightError):
                 await context.close()
         await relay.close()
         result.elapsed = time.monotonic() - started
-    if result.error is None and result.status is not None and result.status >= 400:
-        result.error = FetchError("http", f"HTTP {result.status}")
-    if result.error is None and len(result.body) > policy.max_body_bytes:
-        result.error = FetchError("too_large", f"rendered DOM over {policy.max_body_bytes} bytes")
-        result.html = ""
+    _check_answer(result, policy)
     return result
+
+
+async def _load(
+    context: BrowserContext, url: str, state: _PageState, policy: FetchPolicy, deadline: float
+) -> None:
+    """Open the page in `context`, let its scripts run, and read the DOM into the result."""
+    await context.route("**/*", state.route)
+    await context.route_web_socket("**/*", state.websocket)
+    page = await context.new_page()
+    page.set_default_timeout((deadline - time.monotonic()) * 1000)
+    state.page = page
+    context.on("page", state.popup)
+    page.on("dialog", state.dialog)
+    await _navigate(page, url, state, policy)
+    # Let late scripts finish, but keep time to read the DOM before the deadline.
+    settle = min(policy.render_settle, deadline - time.monotonic() - 0.5)
+    if settle > 0:
+        with suppress(PlaywrightTimeout):
+            await page.wait_for_load_state("networkidle", timeout=settle * 1000)
+    # The DOM is serialised as HTML in UTF-8, whatever the page declared.
+    state.result.body = (await page.content()).encode("utf-8", "replace")
+    state.result.final_url = page.url
+
+
+def _check_answer(result: FetchResult, policy: FetchPolicy) -> None:
+    """Turn an error status or a DOM over the size cap into the result's error."""
+    if result.error is None and result.status is not None and result.status >= 400:
+        result.error = FetchError(ErrorKind.HTTP, f"HTTP {result.status}")
+    if result.error is None and len(result.body) > policy.max_body_bytes:
+        result.error = FetchError(
+            ErrorKind.TOO_LARGE, f"rendered DOM over {policy.max_body_bytes} bytes"
+        )
+        result.body = b""
 
 
 async def _navigate(page: Page, url: str, state: _PageState, policy: FetchPolicy) -> None:
@@ -235,7 +202,7 @@ async def _navigate(page: Page, url: str, state: _PageState, policy: FetchPolicy
             if state.main_refusal is not None:
                 raise _Failed(state.main_refusal, target) from None
             if state.main_redirect is None:
-                raise _Failed(FetchError("render", _first_line(exc)), target) from None
+                raise _Failed(FetchError(ErrorKind.RENDER, _first_line(exc)), target) from None
             refused = state.relay.refusal(state.main_redirect)
             if refused is not None:
                 raise _Failed(refused, state.main_redirect) from None
@@ -244,7 +211,9 @@ async def _navigate(page: Page, url: str, state: _PageState, policy: FetchPolicy
             continue
         state.result.status = response.status if response is not None else None
         return
-    raise _Failed(FetchError("redirects", f"more than {policy.max_redirects} redirects"), target)
+    raise _Failed(
+        FetchError(ErrorKind.REDIRECTS, f"more than {policy.max_redirects} redirects"), target
+    )
 
 
 def _first_line(exc: BaseException) -> str:

@@ -18,11 +18,11 @@ import aiohttp
 
 from crawler.canonical import same_site
 from crawler.fetch.body import BodyError, CappedDecoder, encodings_of, parse_content_type
-from crawler.fetch.client import check_url
+from crawler.fetch.client import check_url, connection_error
 from crawler.fetch.policy import FetchPolicy, SiteRules
 from crawler.fetch.reading import REDIRECT_STATUSES
-from crawler.fetch.result import FetchError
-from crawler.fetch.ssrf import Resolver, VettingResolver, refusal_in
+from crawler.fetch.result import ErrorKind, FetchError
+from crawler.fetch.ssrf import Resolver, VettingResolver
 
 # Request headers the browser sends that belong to its own connection, not to ours.
 _DROPPED_REQUEST = {"host", "connection", "keep-alive", "accept-encoding", "content-length"}
@@ -80,7 +80,7 @@ class Relay:
             return error
         if not same_site(url, self.hosts):
             host = urlsplit(url).hostname
-            return FetchError("offsite", f"{host} is not one of the site's hosts")
+            return FetchError(ErrorKind.OFFSITE, f"{host} is not one of the site's hosts")
         return None
 
     async def exchange(
@@ -104,7 +104,9 @@ class Relay:
             if answer.status == 303 or (answer.status in {301, 302} and method == "POST"):
                 method, body = "GET", None
             url = target
-        raise Refused(FetchError("redirects", f"more than {self.policy.max_redirects} redirects"))
+        raise Refused(
+            FetchError(ErrorKind.REDIRECTS, f"more than {self.policy.max_redirects} redirects")
+        )
 
     async def _once(
         self, method: str, url: str, headers: dict[str, str], body: bytes | None
@@ -128,14 +130,11 @@ class Relay:
                 ) as response:
                     return await self._answer(url, response)
         except TimeoutError:
-            raise Refused(FetchError("timeout", f"no answer from {url} in time")) from None
+            raise Refused(FetchError(ErrorKind.TIMEOUT, f"no answer from {url} in time")) from None
         except BodyError as exc:
-            raise Refused(FetchError(exc.kind, str(exc))) from None  # type: ignore[arg-type]
+            raise Refused(exc.error) from None
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            refused = refusal_in(exc)
-            if refused is not None:
-                raise Refused(FetchError("ssrf", str(refused))) from None
-            raise Refused(FetchError("connection", f"{type(exc).__name__}: {exc}")) from None
+            raise Refused(connection_error(exc)) from None
 
     async def _answer(self, url: str, response: aiohttp.ClientResponse) -> Answer:
         decoder = CappedDecoder(

@@ -1,5 +1,5 @@
 """The crawl loop's window onto fetching: the fetcher (crawler.fetch) and the browser
-(crawler.render) for one site, with results turned into `crawler.store.pages.Fetched`.
+(crawler.render) for one site, both answering with a `crawler.fetch.FetchResult`.
 
 Everything here runs on the crawl's event loop; nothing touches the database.
 """
@@ -8,16 +8,14 @@ from __future__ import annotations
 
 from crawler.fetch import (
     Fetcher,
-    FetchError,
     FetchResult,
     SiteRules,
-    check_url,
     content_kind,
+    failure,
     policy_from_settings,
 )
 from crawler.models import Site
-from crawler.render import RenderedPage, Renderer, needs_rendering, open_renderer
-from crawler.store.pages import Fetched
+from crawler.render import Renderer, needs_rendering, open_renderer
 
 
 class FetchBackend:
@@ -33,24 +31,20 @@ class FetchBackend:
         self._renderer = renderer
         self._own_renderer = renderer is None
 
-    async def fetch(self, url: str, *, etag: str = "", last_modified: str = "") -> Fetched:
+    async def fetch(self, url: str, *, etag: str = "", last_modified: str = "") -> FetchResult:
         """Fetch `url` with a conditional GET when validators are known."""
-        result = await self.fetcher.fetch(
+        return await self.fetcher.fetch(
             url, self.rules, etag=etag or None, last_modified=last_modified or None
         )
-        return to_fetched(url, result)
 
-    async def render(self, url: str) -> Fetched:
+    async def render(self, url: str) -> FetchResult:
         """Render `url` in Chromium (after the same robots.txt and address checks)."""
-        refused = await self._refusal(url)
+        refused = await self.fetcher.refusal(url, self.rules)
         if refused is not None:
-            return Fetched(
-                url=url, error=str(refused), rendered=True, retry_after=refused.retry_after
-            )
+            return failure(url, refused, rendered=True)
         if self._renderer is None:
             self._renderer = await open_renderer(self.fetcher.policy)
-        page = await self._renderer.render(url, self.rules, self.hosts)
-        return from_rendered(url, page)
+        return await self._renderer.render(url, self.rules, self.hosts)
 
     async def sitemaps(self, url: str) -> list[str]:
         """Return the sitemap URLs robots.txt lists for `url`'s origin."""
@@ -58,23 +52,6 @@ class FetchBackend:
             return []
         robots = await self.fetcher.robots(url, self.rules)
         return list(robots.sitemaps)
-
-    async def _refusal(self, url: str) -> FetchError | None:
-        """Return why `url` may not be rendered, judged as the fetcher judges a fetch."""
-        error = check_url(url, self.rules)
-        if error is not None:
-            return error
-        if self.rules.obey_robots:
-            robots = await self.fetcher.robots(url, self.rules)
-            if robots.error_kind in {"ssrf", "url"}:
-                return FetchError(robots.error_kind, f"robots.txt: {robots.unreachable}")  # type: ignore[arg-type]
-            if robots.unreachable:
-                wait = self.fetcher.robots_wait(robots.origin, url)
-                message = f"robots.txt unreachable ({robots.unreachable})"
-                return FetchError("backoff", message, retry_after=wait)
-            if not robots.allows(url):
-                return FetchError("robots", "disallowed by robots.txt")
-        return None
 
     async def aclose(self) -> None:
         """Close what this backend opened."""
@@ -89,37 +66,7 @@ async def open_backend(site: Site) -> FetchBackend:
     return FetchBackend(site)
 
 
-def to_fetched(url: str, result: FetchResult) -> Fetched:
-    """Return the crawler's view of a fetcher result."""
-    return Fetched(
-        url=url,
-        status=result.status,
-        body=result.body,
-        content_type=result.content_type,
-        encoding=result.charset,
-        etag=result.etag or "",
-        last_modified=result.last_modified or "",
-        final_url=result.final_url if result.final_url != url else "",
-        error=str(result.error) if result.error else "",
-        retry_after=result.error.retry_after if result.error else None,
-    )
-
-
-def from_rendered(url: str, page: RenderedPage) -> Fetched:
-    """Return the crawler's view of a page rendered in the browser."""
-    return Fetched(
-        url=url,
-        status=page.status,
-        body=page.body if page.ok else b"",
-        content_type=page.content_type,
-        encoding="utf-8",  # the DOM is serialised as UTF-8 whatever the page declared
-        final_url=page.final_url if page.final_url != url else "",
-        error=str(page.error) if page.error else "",
-        rendered=True,
-    )
-
-
-def is_html(fetched: Fetched) -> bool:
+def is_html(fetched: FetchResult) -> bool:
     """Tell whether a fetched body is an HTML page."""
     return content_kind(fetched.content_type, fetched.body) == "html"
 

@@ -2,7 +2,7 @@
 
 The frontier is the site's `Page` rows: a discovered URL becomes a Page at once (unfetched),
 so killing a worker loses nothing and the next run continues where the last stopped. One run
-takes URLs in three bands, as the issue asks:
+takes URLs in three bands:
 
 1. hubs (seeds, sitemaps, feeds, analyzer hubs) not fetched within the site's minimum revisit
    interval, because new URLs appear there;

@@ -36,12 +36,14 @@ from django.utils import timezone
 
 from crawler.canonical import BadURL
 from crawler.conf import crawler_settings
+from crawler.fetch.result import FetchResult
 from crawler.models import CrawlRun, Page, Site
 from crawler.run import step as pipeline
 from crawler.run.backend import FetchBackend, open_backend
 from crawler.run.claims import beat, finish_run, start_run
 from crawler.run.frontier import Frontier
-from crawler.store.pages import Fetched
+from crawler.run.passes import RunContext, run_passes
+from crawler.store.pages import error_text
 from crawler.strategies import PageObservation, Strategy, get_strategy
 from crawler.topic import get_topic
 
@@ -64,12 +66,14 @@ def crawl(
     render_shells: str = "inline",
     progress: Progress | None = None,
     backend: FetchBackend | None = None,
+    to_render: list[int] | None = None,
 ) -> CrawlRun:
     """Run one crawl of a site and return the finished CrawlRun.
 
-    `render_shells`: "inline" renders script-shell pages in this process, "defer" leaves them
-    to the render queue (`crawler.tasks.render_page`), "off" never renders them. Sites marked
-    needs-browser are always rendered in this process. Raises CrawlAlreadyRunning.
+    `render_shells`: "inline" renders script-shell pages in this process, "defer" stores them
+    as served and appends their page ids to `to_render` (the caller queues them, even when
+    the run raises), "off" never renders them. Sites marked needs-browser are always
+    rendered in this process. Raises CrawlAlreadyRunning.
     """
     site = site if isinstance(site, Site) else Site.objects.get(id=site)
     name = strategy or site.strategy
@@ -79,7 +83,13 @@ def crawl(
     status, reason, error = CrawlRun.Status.FAILED, "error", ""
     try:
         loop = RunLoop(
-            site, run, strategy_cls, seed=seed, render_shells=render_shells, progress=progress
+            site,
+            run,
+            strategy_cls,
+            seed=seed,
+            render_shells=render_shells,
+            progress=progress,
+            to_render=to_render,
         )
         reason = loop.execute(budget, backend=backend)
         status = CrawlRun.Status.FINISHED
@@ -140,6 +150,7 @@ class RunLoop:
         seed: int | None,
         render_shells: str,
         progress: Progress | None,
+        to_render: list[int] | None = None,
     ) -> None:
         self.site = site
         self.run = run
@@ -155,6 +166,8 @@ class RunLoop:
         self.last_beat = time.monotonic()
         self.deferred: float | None = None  # longest wait a host asked for (Retry-After)
         self.deferred_why = ""
+        # Script shells stored as served, for the caller to queue for rendering.
+        self.to_render = to_render if to_render is not None else []
 
     def execute(self, budget: int, *, backend: FetchBackend | None = None) -> str:
         """Crawl until a stop condition and return the stop reason."""
@@ -179,7 +192,7 @@ class RunLoop:
                 continue
             self.frontier.add([sitemap], depth=1, role=Page.Role.SITEMAP)
         self._search_forms(loop, fetcher, budget)
-        in_flight: dict[concurrent.futures.Future[Fetched], Page] = {}
+        in_flight: dict[concurrent.futures.Future[FetchResult], Page] = {}
         reason = ""
         while True:
             if not reason:
@@ -216,34 +229,25 @@ class RunLoop:
                 self._handle(page, future.result())
 
     def _search_forms(self, loop: _LoopThread, fetcher: FetchBackend, budget: int) -> None:
-        """Run the hidden-web pass (crawler.hiddenweb): search forms, store their results."""
-        from crawler.hiddenweb.runner import search_site
-
-        try:
-            report = search_site(
-                self.site,
-                self.frontier,
-                call=lambda coro: self._beating(loop.call(coro)),
-                backend=fetcher,
-                topic=self.strategy.topic,
-                handle=self._handle,
-                budget=lambda: budget - self.fetched,
-                rng=self.strategy.rng,
-            )
-        except RunTakenOver:
-            raise
-        except Exception:
-            # A fault in the form pass must not cost the site its crawl; the log keeps it.
-            logger.exception("Hidden-web pass failed on %s; the crawl goes on.", self.site)
-            return
-        if report.submissions:
-            logger.info(
-                "Hidden web on %s: %d submission(s), %d with results, %d result page(s) stored",
-                self.site,
-                report.submissions,
-                report.with_results,
-                report.followed,
-            )
+        """Make the registered run passes (hidden-web form search among them), in order."""
+        context = RunContext(
+            site=self.site,
+            frontier=self.frontier,
+            backend=fetcher,
+            call=lambda coro: self._beating(loop.call(coro)),
+            handle=self._handle,
+            budget=lambda: budget - self.fetched,
+            topic=self.strategy.topic,
+            rng=self.strategy.rng,
+        )
+        for name, run_pass in run_passes():
+            try:
+                run_pass(context)
+            except RunTakenOver:
+                raise
+            except Exception:
+                # A fault in one pass must not cost the site its crawl; the log keeps it.
+                logger.exception("Run pass %s failed on %s; the crawl goes on.", name, self.site)
 
     def _beating(self, value: T) -> T:
         """Return `value` after keeping the heartbeat fresh (long form passes included)."""
@@ -280,15 +284,18 @@ class RunLoop:
             )
         return [pages[u] for u in urls if u in pages]
 
-    def _handle(self, page: Page, fetched: Fetched) -> None:
+    def _handle(self, page: Page, fetched: FetchResult) -> None:
         outcome = pipeline.process(
             self.frontier, self.run, page, fetched, render_shells=self.render_shells
         )
         observation = outcome.observation
         self.frontier.done(page.url)
-        if outcome.deferred is not None:
+        if outcome.deferred is not None and observation.error is not None:
             self.deferred = max(self.deferred or 0.0, outcome.deferred)
-            self.deferred_why = self.deferred_why or f"{page.url}: {fetched.error}"
+            why = f"{page.url}: {error_text(observation.error)}"
+            self.deferred_why = self.deferred_why or why
+        if outcome.render is not None:
+            self.to_render.append(outcome.render)
         if outcome.counts.get("fetched"):
             self.fetched += 1
         self.pending.update(outcome.counts)

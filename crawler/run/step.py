@@ -1,29 +1,31 @@
 """What happens to one URL: fetch (and render) it, then store what came back.
 
 `fetch_page` runs on the fetching event loop and touches no database; `process` runs in the
-crawl thread and writes one page in one transaction (through `crawler.store.pages`).
+crawl thread and writes one page in one transaction (through `crawler.store.pages`). Neither
+enqueues work: a script shell left to the render queue comes back as `Outcome.render`.
 """
 
 from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import connection, transaction
 from django.utils import timezone
 
 from crawler.extract.page import extract
+from crawler.fetch.result import ErrorKind, FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page
 from crawler.run.backend import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
 from crawler.store import pages as storage
-from crawler.store.pages import Fetched
+from crawler.store.pages import Extracted
 from crawler.strategies.base import LinkRecord, PageObservation
 
 logger = logging.getLogger(__name__)
 
-# Fetch errors that mean "not allowed to fetch", not "the site failed".
-SKIPS = frozenset({"robots", "ssrf", "url"})
+LEFT_THE_CRAWL = FetchError(ErrorKind.REDIRECTS, "left the crawl")
 
 
 @dataclass
@@ -35,6 +37,8 @@ class Outcome:
     version_id: int | None = None
     # Seconds the host asked us to keep away; set when a URL was not asked because of it.
     deferred: float | None = None
+    # The id of a page stored as served that the render queue should render (a script shell).
+    render: int | None = None
 
 
 async def fetch_page(
@@ -45,13 +49,13 @@ async def fetch_page(
     last_modified: str,
     needs_browser: bool,
     render_shells: str,
-) -> Fetched:
+) -> FetchResult:
     """Fetch a URL conditionally, rendering it in the browser when the site or page needs it."""
     fetched = await backend.fetch(url, etag=etag, last_modified=last_modified)
     if not fetched.succeeded or not is_html(fetched):
         return fetched
     if needs_browser or (render_shells == "inline" and looks_like_script_shell(fetched.body)):
-        rendered = await backend.render(fetched.final_url or url)
+        rendered = await backend.render(fetched.final_url)
         if rendered.succeeded:
             rendered.etag, rendered.last_modified = fetched.etag, fetched.last_modified
             rendered.source_hash = storage.content_hash(fetched.body)
@@ -64,7 +68,7 @@ def process(
     frontier: Frontier,
     run: CrawlRun | None,
     page: Page,
-    fetched: Fetched,
+    fetched: FetchResult,
     *,
     render_shells: str = "off",
 ) -> Outcome:
@@ -84,88 +88,118 @@ def process(
 
 
 def _process(
-    frontier: Frontier, run: CrawlRun | None, page: Page, fetched: Fetched, *, render_shells: str
+    frontier: Frontier, run: CrawlRun | None, page: Page, result: FetchResult, *, render_shells: str
 ) -> Outcome:
+    """Store one result according to what came back.
+
+    1. Not asked because the host asked us to wait: nothing is charged.
+    2. Not allowed (robots.txt, address, URL): skipped for long.
+    3. Any other error, or no usable answer: a failure, retried later.
+    4. An answer: stored under the page it belongs to (the redirect target, if any).
+    """
     now = timezone.now()
-    kind = fetched.error.split(":", 1)[0]
-    if kind == "backoff":
-        # Not asked at all: the host is still in a Retry-After wait. Nothing is charged.
-        storage.record_deferred(page, fetched, now=now)
-        return Outcome(
-            _observation(page, fetched, error=fetched.error),
-            deferred=fetched.retry_after or 0.0,
-        )
-    if kind in SKIPS:
-        storage.record_skip(page, fetched.error, now=now)
-        counter = "robots_skipped" if kind == "robots" else "errors"
-        return Outcome(_observation(page, fetched, error=fetched.error), {counter: 1})
-    if fetched.error or not (fetched.succeeded or fetched.not_modified):
-        storage.record_failure(page, fetched, now=now)
-        error = fetched.error or f"http: HTTP {fetched.status}"
-        return Outcome(_observation(page, fetched, error=error), {"fetched": 1, "errors": 1})
-    target = _follow_redirect(frontier, page, fetched, now=now)
+    match result.error:
+        case FetchError(kind=ErrorKind.BACKOFF) as error:
+            storage.record_deferred(page, error, now=now)
+            observation = _observation(page, result, error=error)
+            return Outcome(observation, deferred=error.retry_after or 0.0)
+        case FetchError(kind=ErrorKind.ROBOTS | ErrorKind.SSRF | ErrorKind.URL) as error:
+            storage.record_skip(page, error, now=now)
+            counter = "robots_skipped" if error.kind == ErrorKind.ROBOTS else "errors"
+            return Outcome(_observation(page, result, error=error), {counter: 1})
+        case FetchError() as error:
+            return _failed(page, result, error, now=now)
+        case None if not (result.succeeded or result.not_modified):
+            return _failed(
+                page, result, FetchError(ErrorKind.HTTP, f"HTTP {result.status}"), now=now
+            )
+    target = _follow_redirect(frontier, page, result, now=now)
     if target is None:
         return Outcome(
-            _observation(page, fetched, error="redirects: left the crawl"),
-            {"fetched": 1, "errors": 1},
+            _observation(page, result, error=LEFT_THE_CRAWL), {"fetched": 1, "errors": 1}
         )
-    page = target
-    counts = {"fetched": 1, "rendered": int(fetched.rendered)}
-    digest = storage.content_hash(fetched.body) if fetched.succeeded else ""
+    return _answered(frontier, run, target, result, render_shells=render_shells, now=now)
+
+
+def _failed(page: Page, result: FetchResult, error: FetchError, *, now: datetime) -> Outcome:
+    """Record a fetch that brought nothing usable back."""
+    storage.record_failure(page, error, status=result.status, now=now)
+    return Outcome(_observation(page, result, error=error), {"fetched": 1, "errors": 1})
+
+
+def _answered(
+    frontier: Frontier,
+    run: CrawlRun | None,
+    page: Page,
+    result: FetchResult,
+    *,
+    render_shells: str,
+    now: datetime,
+) -> Outcome:
+    """Store an answer: a visit when the page is unchanged, else a new version."""
+    counts = {"fetched": 1, "rendered": int(result.rendered)}
+    digest = storage.content_hash(result.body) if result.succeeded else ""
     # A page never fetched before has no version: no need to ask.
     latest = storage.latest_hashes(page) if page.last_fetched_at is not None else None
-    if fetched.not_modified or storage.is_unchanged(fetched, digest, latest):
-        storage.record_unchanged(page, fetched, now=now)
-        return Outcome(
-            _observation(page, fetched, links=_stored_links(page)), counts | {"unchanged": 1}
-        )
-    extracted = extract(fetched, frontier.canonical)
-    ids = frontier.add([link.url for link in extracted.links], depth=page.depth + 1, now=now)
-    ids |= frontier.add(extracted.feeds, depth=page.depth + 1, role=Page.Role.FEED, now=now)
-    ids |= frontier.add(extracted.sitemaps, depth=page.depth + 1, role=Page.Role.SITEMAP, now=now)
+    if result.not_modified or storage.is_unchanged(result, digest, latest):
+        storage.record_unchanged(page, result, now=now)
+        observation = _observation(page, result, links=_stored_links(page))
+        return Outcome(observation, counts | {"unchanged": 1})
     new = latest is None
+    extracted = extract(result, frontier.canonical)
+    ids = _admit_links(frontier, page, extracted, now=now)
     version = storage.record_version(
-        page, fetched, extracted, digest=digest, frontier_ids=ids, first=new, run=run, now=now
+        page, result, extracted, digest=digest, frontier_ids=ids, first=new, run=run, now=now
     )
-    if (
-        render_shells == "defer"
-        and not fetched.rendered
-        and is_html(fetched)
-        and looks_like_script_shell(fetched.body)
-    ):
-        from crawler.tasks import render_page  # the task module imports the run loop
-
-        render_page.delay_on_commit(page.id)
     observation = _observation(
         page,
-        fetched,
+        result,
         new=new,
         changed=not new,
         kind=extracted.kind or None,
         analysis=extracted.analysis,
         links=extracted.links,
     )
-    return Outcome(observation, counts | {"new" if new else "changed": 1}, version.id)
+    render = page.id if _left_to_render(result, render_shells) else None
+    return Outcome(
+        observation, counts | {"new" if new else "changed": 1}, version.id, render=render
+    )
 
 
-def _follow_redirect(frontier: Frontier, page: Page, fetched: Fetched, *, now) -> Page | None:
+def _admit_links(
+    frontier: Frontier, page: Page, extracted: Extracted, *, now: datetime
+) -> dict[str, int]:
+    """Add the page's links, feeds and nested sitemaps to the frontier; return their ids."""
+    depth = page.depth + 1
+    ids = frontier.add([link.url for link in extracted.links], depth=depth, now=now)
+    ids |= frontier.add(extracted.feeds, depth=depth, role=Page.Role.FEED, now=now)
+    ids |= frontier.add(extracted.sitemaps, depth=depth, role=Page.Role.SITEMAP, now=now)
+    return ids
+
+
+def _left_to_render(result: FetchResult, render_shells: str) -> bool:
+    """Tell whether a stored body is a script shell that the render queue should render."""
+    return (
+        render_shells == "defer"
+        and not result.rendered
+        and is_html(result)
+        and looks_like_script_shell(result.body)
+    )
+
+
+def _follow_redirect(
+    frontier: Frontier, page: Page, result: FetchResult, *, now: datetime
+) -> Page | None:
     """Return the page the content belongs to: `page`, or the redirect target (None if refused)."""
-    if not fetched.final_url:
+    if not result.redirected:
         return page
-    target_url = frontier.canonical(fetched.final_url)
+    target_url = frontier.canonical(result.final_url)
     if target_url == page.url:
         return page
     ids = frontier.add([target_url], depth=page.depth, role=page.role, now=now)
     if target_url not in ids:
-        storage.record_failure(
-            page,
-            Fetched(
-                url=page.url,
-                status=fetched.status,
-                error=f"redirects: to {target_url}, outside the crawl",
-            ),
-            now=now,
-        )
+        outside = FetchError(ErrorKind.REDIRECTS, f"to {target_url}, outside the crawl")
+        storage.record_failure(page, outside, status=result.status, now=now)
         return None
     storage.record_redirect(page, target_url, now=now)
     frontier.take([target_url])
@@ -179,12 +213,12 @@ def _stored_links(page: Page) -> list[LinkRecord]:
     return [LinkRecord(*row) for row in rows]
 
 
-def _observation(page: Page, fetched: Fetched, **values) -> PageObservation:
+def _observation(page: Page, result: FetchResult, **values) -> PageObservation:
     fields = {
         "page_id": page.id,
         "url": page.url,
         "depth": page.depth,
-        "status": fetched.status,
+        "status": result.status,
         "new": False,
         "changed": False,
         "kind": page.kind or None,

@@ -9,6 +9,8 @@ adjacency on a browser layout afterwards (`Form.with_labels`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field, replace
 from urllib.parse import urljoin, urlsplit
 
@@ -91,6 +93,13 @@ class Form:
     role: str = ""
     dom_path: str = ""
     field_order: tuple[str, ...] = ()  # control names in document order (submission order)
+    scripted: bool = False  # the action is no http(s) URL ("javascript:"): a script submits it
+
+    @property
+    def fingerprint(self) -> str:
+        """Return a hash naming the form by where it goes and what it asks (not by its page)."""
+        shape = [self.method, self.action, sorted((e.name, e.kind) for e in self.elements)]
+        return hashlib.sha256(json.dumps(shape).encode()).hexdigest()
 
     @property
     def text_elements(self) -> tuple[Element, ...]:
@@ -207,10 +216,11 @@ def _analyze(
     for name, members in collected.groups.items():
         collected.elements.append(_group(doc, name, members))
     collected.elements.sort(key=lambda e: _order(node, e))
+    scripted = urlsplit(action).scheme not in {"http", "https"}
     return Form(
         page_url=page_url,
         index=index,
-        action=action if urlsplit(action).scheme in {"http", "https"} else page_url,
+        action=page_url if scripted else action,
         method=method,
         enctype=enctype,
         elements=tuple(collected.elements),
@@ -228,6 +238,7 @@ def _analyze(
                 if (c.get("name") or "").strip() and not _disabled(c)
             )
         ),
+        scripted=scripted,
     )
 
 

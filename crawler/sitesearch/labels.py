@@ -1,6 +1,6 @@
 """Element labels: the descriptive text a person sees next to a form widget.
 
-Two sources, as the issue asks:
+Two sources:
 
 1. The DOM (`dom_label`): aria-labelledby, aria-label, label[for], an enclosing label,
    placeholder, title; a radio or checkbox group is named by its fieldset's legend.

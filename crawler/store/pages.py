@@ -18,39 +18,13 @@ from django.utils import timezone
 
 from crawler import hooks
 from crawler.conf import crawler_settings
+from crawler.fetch.result import FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.store.revisit import change_rate, record_visit, revisit_interval
 from crawler.strategies.base import LinkRecord
 
 NEW, CHANGED, UNCHANGED, FAILED, ROBOTS = "new", "changed", "unchanged", "failed", "robots"
-
-
-@dataclass
-class Fetched:
-    """The crawler's view of one fetch, whatever fetched it (HTTP client or browser)."""
-
-    url: str  # canonical URL that was asked for
-    status: int | None = None
-    body: bytes = b""
-    content_type: str = ""
-    encoding: str | None = None  # charset declared by the server, if any
-    etag: str = ""
-    last_modified: str = ""
-    final_url: str = ""  # after redirects; "" when the same as `url`
-    # "kind: message" when nothing usable came back; kind is the fetcher's ("robots", "timeout", ...)
-    error: str = ""
-    rendered: bool = False
-    source_hash: str = ""  # for a rendered body: the hash of the HTML as served
-    # Seconds the host asked us to wait (Retry-After of a 429/503, or our backoff), if any.
-    retry_after: float | None = None
-
-    @property
-    def not_modified(self) -> bool:
-        return self.status == 304 and not self.error
-
-    @property
-    def succeeded(self) -> bool:
-        return not self.error and self.status is not None and 200 <= self.status < 300
+ERROR_CHARS = 300  # Page.error's length
 
 
 @dataclass
@@ -83,7 +57,12 @@ def latest_hashes(page: Page) -> tuple[str, str] | None:
     )
 
 
-def is_unchanged(fetched: Fetched, digest: str, latest: tuple[str, str] | None) -> bool:
+def error_text(error: FetchError) -> str:
+    """Return an error as the text columns keep it: "kind: message", cut to fit."""
+    return str(error)[:ERROR_CHARS]
+
+
+def is_unchanged(fetched: FetchResult, digest: str, latest: tuple[str, str] | None) -> bool:
     """Tell whether a fetched body matches the page's latest stored version.
 
     A rendered body is compared as rendered. An HTML body as served also matches a latest
@@ -95,44 +74,45 @@ def is_unchanged(fetched: Fetched, digest: str, latest: tuple[str, str] | None) 
     return digest == latest[0] or (not fetched.rendered and digest == latest[1])
 
 
-def record_skip(page: Page, reason: str, *, now: datetime | None = None) -> None:
+def record_skip(page: Page, error: FetchError, *, now: datetime | None = None) -> None:
     """Record a URL the crawler may not fetch (robots.txt, refused address) and wait long."""
     now = now or timezone.now()
     Page.objects.filter(id=page.id).update(
         last_fetched_at=now,
-        error=reason[:300],
+        error=error_text(error),
         failures=page.failures + 1,
         next_visit_at=now + page.site.max_page_revisit,
     )
 
 
-def record_failure(page: Page, fetched: Fetched, *, now: datetime | None = None) -> None:
+def record_failure(
+    page: Page, error: FetchError, *, status: int | None, now: datetime | None = None
+) -> None:
     """Record a failed fetch and back off: the minimum interval doubled per failure in a row."""
     now = now or timezone.now()
     site = page.site
     failures = page.failures + 1
     wait = min(site.max_page_revisit, site.min_page_revisit * (2 ** min(failures - 1, 20)))
-    if fetched.retry_after is not None:  # never sooner than the host asked
-        wait = max(wait, timedelta(seconds=fetched.retry_after))
-    reason = fetched.error or f"HTTP {fetched.status}"
+    if error.retry_after is not None:  # never sooner than the host asked
+        wait = max(wait, timedelta(seconds=error.retry_after))
     Page.objects.filter(id=page.id).update(
         last_fetched_at=now,
-        status=fetched.status,
-        error=reason[:300],
+        status=status,
+        error=error_text(error),
         failures=failures,
         fetch_count=page.fetch_count + 1,
         next_visit_at=now + wait,
     )
 
 
-def record_deferred(page: Page, fetched: Fetched, *, now: datetime | None = None) -> None:
+def record_deferred(page: Page, error: FetchError, *, now: datetime | None = None) -> None:
     """Record a URL not asked because its host asked us to wait: the page is not charged.
 
     A page never fetched stays in the frontier; a known page's next visit moves past the wait.
     """
-    if page.last_fetched_at is None or fetched.retry_after is None:
+    if page.last_fetched_at is None or error.retry_after is None:
         return
-    until = (now or timezone.now()) + timedelta(seconds=fetched.retry_after)
+    until = (now or timezone.now()) + timedelta(seconds=error.retry_after)
     Page.objects.filter(
         Q(next_visit_at__isnull=True) | Q(next_visit_at__lt=until), id=page.id
     ).update(next_visit_at=until)
@@ -151,7 +131,7 @@ def record_redirect(page: Page, target_url: str, *, now: datetime | None = None)
     )
 
 
-def record_unchanged(page: Page, fetched: Fetched, *, now: datetime | None = None) -> None:
+def record_unchanged(page: Page, fetched: FetchResult, *, now: datetime | None = None) -> None:
     """Record a visit that found the stored version still current (304 or same hash)."""
     now = now or timezone.now()
     _visited(page, fetched, changed=False, now=now)
@@ -160,7 +140,7 @@ def record_unchanged(page: Page, fetched: Fetched, *, now: datetime | None = Non
 
 def record_version(
     page: Page,
-    fetched: Fetched,
+    fetched: FetchResult,
     extracted: Extracted,
     *,
     digest: str,
@@ -184,7 +164,7 @@ def record_version(
             content_hash=digest,
             source_hash=fetched.source_hash,
             content_type=fetched.content_type[:200],
-            encoding=(extracted.encoding or fetched.encoding or "")[:40],
+            encoding=(extracted.encoding or fetched.charset or "")[:40],
             rendered=fetched.rendered,
             title=extracted.title[:500],
             kind=extracted.kind,
@@ -224,7 +204,7 @@ _VISIT_FIELDS = [
 ]
 
 
-def _visited(page: Page, fetched: Fetched, *, changed: bool, now: datetime) -> None:
+def _visited(page: Page, fetched: FetchResult, *, changed: bool, now: datetime) -> None:
     """Update a page's visit state in memory: validators, history, next visit."""
     site = page.site
     if page.last_fetched_at is not None and page.fetch_count > 0 and not page.error:

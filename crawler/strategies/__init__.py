@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 from crawler.strategies.base import (
     HUB,
     INFORMATION,
@@ -12,6 +10,7 @@ from crawler.strategies.base import (
     Strategy,
     UnknownStrategy,
     get_strategy,
+    load_builtin,
     register,
     strategy_names,
 )
@@ -28,17 +27,3 @@ __all__ = [
     "register",
     "strategy_names",
 ]
-
-# Modules that register strategies on import; a missing optional one (written by another
-# part of the project) is skipped so the crawler still runs breadth-first.
-BUILTIN = ("crawler.strategies.bfs", "crawler.strategies.xcrawl")
-
-
-def load_builtin() -> None:
-    """Import the modules that register the built-in strategies."""
-    for module in BUILTIN:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise

@@ -20,12 +20,14 @@ name it (`Site.strategy`) and `manage.py crawl --strategy NAME` can pick it.
 
 from __future__ import annotations
 
+import importlib
 import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
+    from crawler.fetch.result import FetchError
     from crawler.models import CrawlRun, Site
     from crawler.run.frontier import Frontier
     from crawler.topic import Topic
@@ -61,13 +63,13 @@ class PageObservation:
     kind: str | None  # INFORMATION, HUB or None
     analysis: Any = None  # analyzer.PageAnalysis | None (crawler stays importable without it)
     links: list[LinkRecord] = field(default_factory=list)
-    error: str = ""  # short reason when the fetch failed or was skipped ("robots", "timeout", ...)
+    error: FetchError | None = None  # why the fetch failed or was skipped (robots, timeout...)
 
     @property
     def ok(self) -> bool:
         """Tell whether the page was fetched (2xx or 304) without error."""
         return (
-            not self.error
+            self.error is None
             and self.status is not None
             and (200 <= self.status < 300 or self.status == 304)
         )
@@ -132,9 +134,7 @@ def register(cls: S) -> S:
 
 def get_strategy(name: str) -> type[Strategy]:
     """Return the strategy class registered under `name`."""
-    from crawler import strategies
-
-    strategies.load_builtin()
+    load_builtin()
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -144,7 +144,20 @@ def get_strategy(name: str) -> type[Strategy]:
 
 def strategy_names() -> list[str]:
     """Return the names of every registered strategy."""
-    from crawler import strategies
-
-    strategies.load_builtin()
+    load_builtin()
     return sorted(_REGISTRY)
+
+
+# Modules that register strategies on import; a missing optional one (written by another
+# part of the project) is skipped so the crawler still runs breadth-first.
+BUILTIN = ("crawler.strategies.bfs", "crawler.strategies.xcrawl")
+
+
+def load_builtin() -> None:
+    """Import the modules that register the built-in strategies."""
+    for module in BUILTIN:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise

@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from clipping.models import KeywordList
-from tests.conftest import PASSWORD, make_user
+from tests.factories import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -238,6 +238,7 @@ def test_verification_mail_is_resent_at_most_once_in_three_minutes(client):
     assert len(mail.outbox) == 2
 
 
+@pytest.mark.redis
 def test_rate_limits_live_in_the_shared_cache(client, alice):
     from django.core.cache import cache
 
@@ -250,7 +251,7 @@ def test_rate_limits_live_in_the_shared_cache(client, alice):
 
 def test_deleting_the_account_removes_every_record_of_the_person(client, alice, bob):
     from clipping.models import Delivery, Digest, Match
-    from tests.clipping.conftest import make_clip, make_list, make_match
+    from tests.factories import make_clip, make_list, make_match
 
     clip = make_clip()
     mine = make_match(make_list(alice, "Energy", "subsidy"), clip)

@@ -49,6 +49,7 @@ def analyze_or_refuse(html: str) -> PageAnalysis | AnalyzerError:
         return refusal
 
 
+@pytest.mark.slow
 @SLOW_OK
 @given(documents())
 def test_generated_html_is_analysed_deterministically_and_the_term_found_only_if_visible(
@@ -71,6 +72,7 @@ def test_generated_html_is_analysed_deterministically_and_the_term_found_only_if
         assert extract_clips(first, [TERM]) == []
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents())
 def test_generated_html_as_bytes_in_any_declared_charset_never_raises_untyped_errors(

@@ -8,8 +8,7 @@ import pytest
 
 from clipping import publisher
 from clipping.models import KeywordList, Match
-from tests.clipping.conftest import make_list, make_match
-from tests.conftest import PASSWORD
+from tests.factories import PASSWORD, make_list, make_match
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from tests.clipping.conftest import make_list, make_match
+from tests.factories import make_list, make_match
 
 pytestmark = pytest.mark.django_db
 
@@ -41,6 +41,7 @@ def test_a_word_prefix_finds_the_longer_word_in_any_case(searchable):
     assert titles(searchable, "harb") == ["Harbour ferry strike"]
 
 
+@pytest.mark.postgres
 def test_every_word_must_appear_in_the_title_or_the_summary(searchable):
     assert titles(searchable, "solar wind") == ["Council backs solar subsidies"]
     assert titles(searchable, "solar ferry") == []

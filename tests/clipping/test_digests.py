@@ -11,7 +11,7 @@ from clipping import publisher
 from clipping.digests import last_slot, plan_digests
 from clipping.models import Digest, Match
 from clipping.publisher import Outcome
-from tests.clipping.conftest import make_list, make_match
+from tests.factories import make_list, make_match
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from accounts.models import User
 from clipping import publisher
 from clipping.models import Delivery, Match, Suppression
 from clipping.publisher import Outcome, TransientSendError
-from tests.clipping.conftest import make_list, make_match
+from tests.factories import make_list, make_match
 
 pytestmark = pytest.mark.django_db
 

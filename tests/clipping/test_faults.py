@@ -22,9 +22,9 @@ from clipping.conf import SEND_RETRY_BACKOFF_MAX
 from clipping.digests import plan_digests
 from clipping.models import Delivery, Match
 from clipping.publisher import ABANDONED, Outcome, TransientSendError
-from tests.clipping.conftest import make_list, make_match
-from tests.conftest import free_port, task_routes
 from tests.e2e.processes import Processes, service_env, wait_until
+from tests.factories import make_list, make_match
+from tests.servers import free_port, task_routes
 
 pytestmark = pytest.mark.django_db
 
@@ -213,6 +213,8 @@ def _forget_unacked(queue: str) -> None:
     client.delete(queue)
 
 
+@pytest.mark.slow
+@pytest.mark.redis
 @pytest.mark.django_db(transaction=True)
 def test_a_real_worker_killed_during_a_send_loses_and_doubles_nothing(alice, faulty_smtp, tmp_path):
     """SIGKILL a Celery worker while the server stalls on DATA; a new worker finishes the job.

@@ -13,8 +13,8 @@ from django.utils import timezone
 from clipping import publisher
 from clipping.digests import plan_digests
 from clipping.models import Match
-from tests.clipping.conftest import ingest_html, make_clip, make_list, make_match
 from tests.clipping.pages import SOLAR, article
+from tests.factories import ingest_html, make_clip, make_list, make_match
 
 pytestmark = pytest.mark.django_db
 

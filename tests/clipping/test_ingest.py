@@ -8,11 +8,12 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from analyzer import analyze
+from clipping import tasks
 from clipping.ingest import ingest, ingest_version
 from clipping.matching import MAX_SPANS_PER_TERM
 from clipping.models import Clip, Match
-from tests.clipping.conftest import active_index, ingest_html, make_list, make_site, store_version
 from tests.clipping.pages import RAIL, SOLAR, article, front_page
+from tests.factories import active_index, ingest_html, make_list, make_site, store_version
 
 pytestmark = pytest.mark.django_db
 
@@ -247,8 +248,10 @@ def test_instant_matches_are_mailed_once_the_transaction_commits(
     bob.save()
     make_list(bob, "Housing", "tenants")
 
+    version = store_version(site, URL, article("Council backs solar subsidies", SOLAR))
+    active_index()  # the task's index has both lists
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        ingest_html(site, URL, article("Council backs solar subsidies", SOLAR))
+        assert tasks.ingest_version.delay(version.id).get()["matches"] == 2
         assert mailoutbox == []  # nothing leaves before the clip and match are committed
     for callback in callbacks:
         callback()
@@ -257,6 +260,16 @@ def test_instant_matches_are_mailed_once_the_transaction_commits(
     assert mailoutbox[0].subject == "Council backs solar subsidies"
     assert Match.objects.get(owner=alice).mail_status == "sent"
     assert Match.objects.get(owner=bob).mail_status == "pending"  # Bob waits for his digest
+
+
+def test_ingest_returns_its_new_matches_and_leaves_queueing_mail_to_the_task(
+    site, alice, eager_celery, django_capture_on_commit_callbacks, mailoutbox
+):
+    make_list(alice, "Energy", "subsidy")
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        result = ingest_html(site, URL, article("Council backs solar subsidies", SOLAR))
+    assert result.match_ids == [Match.objects.get(owner=alice).id]
+    assert callbacks == [] and mailoutbox == []
 
 
 def test_a_clip_carries_the_publication_time_its_page_declares(site, alice):

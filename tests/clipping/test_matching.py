@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from clipping.matching import (
@@ -20,9 +22,6 @@ from clipping.matching import text as prepared_text
 from clipping.matching.compile import line_cache, unknown_lines
 from clipping.matching.text import stem_all
 from clipping.terms import TermSyntaxError, describe_expansions, parse_terms
-
-# Every test runs on the index's C loops and on their pure-Python reference.
-pytestmark = pytest.mark.usefixtures("matching_loops")
 
 
 def spec(list_id: int, terms: str, *, language: str = "en", **options: bool) -> ListSpec:
@@ -173,6 +172,48 @@ def test_removing_every_list_leaves_an_empty_index() -> None:
     assert len(index) == 0 and index.match("stock market car") == {}
     spaces = index._spaces.values()
     assert all(not (space.concepts or space.follows or space.prefixes) for space in spaces)
+
+
+def test_a_list_holding_a_term_twice_is_posted_once_for_it() -> None:
+    lists = [
+        spec(1, "car\ncar\nbank\n-river"),
+        spec(2, "bank\nsite:example.com"),
+        spec(3, '"stock market"\nvote', match_all=True),
+    ]
+    index = KeywordIndex.build(lists)
+    car = index._lists[1].concepts[0]
+    assert index._lists[1].concepts[1] == car  # one concept at both positions
+    assert index._simple[car] == []  # list 1 is judged: it has an exclusion
+    assert index._judged[car] == [1]  # posted once
+    found = index.match("A car by the river, a car at the bank.")
+    assert found == NaiveMatcher(lists).match("A car by the river, a car at the bank.") == {}
+    assert list(index.match("A car, a bank.")) == [1]
+
+
+def test_lists_of_several_terms_keep_their_spans_in_new_text_as_the_naive_loop_does() -> None:
+    lists = [
+        spec(1, "car\nbank\nvote"),
+        spec(2, "car\n-river"),
+        spec(3, "bank\nvote", match_all=True),
+    ]
+    text = " ".join(["A car at the bank before the vote."] * 12)
+    new_text = [(len(text) - 40, len(text))]
+    found = KeywordIndex.build(lists).match(text, host="news.example.com", new_text=new_text)
+    assert found == NaiveMatcher(lists).match(text, host="news.example.com", new_text=new_text)
+    assert len(found[1]) > MAX_SPANS_PER_LIST  # the cap, plus spans in the new text
+
+
+def test_matching_leaves_the_garbage_collector_as_it_found_it() -> None:
+    index = KeywordIndex.build([spec(1, "car")])
+    assert gc.isenabled()
+    assert index.match("A car.") == {1: (MatchedSpan(2, 5, "car"),)}
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        index.match("A car.")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
 
 
 def test_compiling_stored_text_equals_compiling_parsed_terms() -> None:

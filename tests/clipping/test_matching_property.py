@@ -1,4 +1,8 @@
-"""The index finds exactly what the naive per-list loop finds, on generated lists and texts."""
+"""The index finds exactly what the naive per-list loop finds, on generated lists and texts.
+
+KeywordIndex is the mypyc build when it is current (make compile-matching), else pure Python;
+with a build, its matches are also compared with the pure-Python index's.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clipping.matching import KeywordIndex, ListSpec, NaiveMatcher
+from clipping.matching import KeywordIndex, ListSpec, MatchedSpan, NaiveMatcher, compiled
+from clipping.matching import index as pure
 from clipping.terms import parse_terms
-
-# Every test runs on the index's C loops and on their pure-Python reference.
-pytestmark = pytest.mark.usefixtures("matching_loops")
 
 # Words with shared stems ("election"/"elections"), WordNet synonyms ("car"/"automobile"),
 # words inside phrases ("stock market"), stop words, and Greek inflections.
@@ -91,8 +93,7 @@ texts = st.lists(
 checks = settings(
     max_examples=150,
     deadline=None,
-    # The loops fixture sets one class attribute for the whole test: every example shares it.
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+    suppress_health_check=[HealthCheck.too_slow],
 )
 
 
@@ -144,3 +145,40 @@ def test_with_new_text_the_index_keeps_the_spans_the_naive_loop_keeps(
     new_text = [(start, end)]
     found = KeywordIndex.build(lists).match(text, host=host, new_text=new_text)
     assert found == NaiveMatcher(lists).match(text, host=host, new_text=new_text)
+
+
+@pytest.mark.skipif(
+    compiled.load() is None, reason="no current mypyc build (make compile-matching)"
+)
+@checks
+@given(
+    lists=list_sets(),
+    extra=list_sets(),
+    removed=st.sets(st.integers(1, 8)),
+    text=texts.map(lambda text: " ".join([text] * 4)),
+    cut=st.tuples(st.floats(0, 1), st.floats(0, 1)),
+    host=st.sampled_from(HOSTS),
+)
+def test_the_compiled_index_matches_exactly_what_the_pure_python_index_matches(
+    lists: list[ListSpec],
+    extra: list[ListSpec],
+    removed: set[int],
+    text: str,
+    cut: tuple[float, float],
+    host: str | None,
+) -> None:
+    start, end = sorted(int(share * len(text)) for share in cut)
+    indexes = [KeywordIndex.build(lists), pure.KeywordIndex.build(lists)]
+    for index in indexes:
+        for item in extra:
+            index.add(ListSpec(item.id + 4, *_fields(item)))
+        for list_id in removed:
+            index.remove(list_id)
+    fast, python = indexes
+    assert type(fast) is not pure.KeywordIndex
+    assert fast.list_ids() == python.list_ids()
+    assert fast.match(text, host=host) == python.match(text, host=host)
+    new_text = [(start, end)]
+    found = fast.match(text, host=host, new_text=new_text)
+    assert found == python.match(text, host=host, new_text=new_text)
+    assert all(type(span) is MatchedSpan for spans in found.values() for span in spans)

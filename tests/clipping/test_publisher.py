@@ -13,7 +13,7 @@ from clipping import publisher
 from clipping.digests import plan_digests
 from clipping.models import Delivery, Digest, Match, Suppression
 from clipping.publisher import Outcome
-from tests.clipping.conftest import make_list, make_match
+from tests.factories import make_list, make_match
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from tests.clipping.conftest import make_clip, make_list, make_match, make_site
+from tests.factories import make_clip, make_list, make_match, make_site
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 
 from clipping.topic import topic_for_site
 from crawler.topic import get_topic
-from tests.clipping.conftest import make_list, make_site
+from tests.factories import make_list, make_site
 
 pytestmark = pytest.mark.django_db
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from clipping import publisher
 from clipping.models import KeywordList, Match
 from clipping.unsubscribe import make_token
-from tests.clipping.conftest import make_list, make_match
+from tests.factories import make_list, make_match
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from django.test import Client
 
 from clipping import publisher
 from clipping.models import Suppression, WebhookEvent
-from tests.clipping.conftest import make_list, make_match
+from tests.factories import make_list, make_match
 
 pytestmark = pytest.mark.django_db
 

@@ -18,9 +18,9 @@ from django.utils import timezone
 from clipping import tasks
 from clipping.models import Clip, Digest, Match
 from crawler import hooks
-from tests.clipping.conftest import make_list, make_site, store_version
 from tests.clipping.pages import SOLAR, article
-from tests.conftest import queue_worker
+from tests.factories import make_list, make_site, store_version
+from tests.servers import queue_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -43,6 +43,7 @@ def worker(settings) -> Iterator[None]:
         yield
 
 
+@pytest.mark.slow
 def test_a_crawled_page_reaches_its_readers_by_instant_mail_and_by_digest(
     worker, alice, bob, smtp_server
 ):

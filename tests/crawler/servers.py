@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import json
 import socket
 import threading
 from collections.abc import Callable
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from crawler.fetch import Fetcher, FetchResult, SiteRules
 
@@ -53,6 +55,9 @@ class RequestHandler(BaseHTTPRequestHandler):
     """Dispatch to the server's routes; HTTP/1.1 so connections are kept alive."""
 
     protocol_version = "HTTP/1.1"
+    # Headers and body go out in separate writes: with Nagle's algorithm on, the body would wait
+    # for the client's delayed ACK (40 ms a response on a kept-alive connection).
+    disable_nagle_algorithm = True
     server: _Server
 
     def do_GET(self) -> None:  # noqa: N802 - the http.server naming
@@ -213,6 +218,39 @@ class SiteServer:
                 return
 
         return handler
+
+
+class FakeSearxng:
+    """Speak SearxNG's JSON API: /search?q=..&format=json&pageno=N, five results a page.
+
+    `results` answers a query by its exact text; any other query gets `default`.
+    """
+
+    def __init__(self, server: SiteServer) -> None:
+        self.server = server
+        self.results: dict[str, list[dict[str, object]]] = {}
+        self.totals: dict[str, int] = {}
+        self.default: list[dict[str, object]] = []
+        server.route("/search", self.answer)
+
+    def answer(self, request: RequestHandler) -> None:
+        params = parse_qs(urlsplit(request.path).query)
+        if params.get("format") != ["json"]:
+            request.reply(Response("HTML not served here", status=403))
+            return
+        query = params.get("q", [""])[0]
+        page = int(params.get("pageno", ["1"])[0])
+        items = self.results.get(query, self.default)[(page - 1) * 5 : page * 5]
+        body = {
+            "query": query,
+            "number_of_results": self.totals.get(query, 0),
+            "results": items,
+        }
+        request.reply(Response(json.dumps(body), headers={"Content-Type": "application/json"}))
+
+    def queries(self) -> list[str]:
+        """Return the queries asked so far, in order (one per result page read)."""
+        return [parse_qs(urlsplit(path).query).get("q", [""])[0] for path in self.server.paths()]
 
 
 def gzip_bomb(size: int = 50 * 1024 * 1024) -> Response:

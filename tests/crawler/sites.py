@@ -119,6 +119,20 @@ def site_form(**overrides: str) -> dict[str, str]:
         "obey_robots": "on",
         "allow_private_network": "on",
         "enabled": "on",
+        **inline_management(Site),
     }
     data.update(overrides)
+    return data
+
+
+def inline_management(model: type[Site]) -> dict[str, str]:
+    """Return the management fields of the model admin's inlines, each formset left empty."""
+    from django.contrib import admin
+    from django.forms.models import _get_foreign_key
+
+    data = {}
+    for inline in admin.site._registry[model].inlines:
+        fk = _get_foreign_key(model, inline.model, fk_name=inline.fk_name)
+        prefix = fk.remote_field.get_accessor_name(model=inline.model).replace("+", "")
+        data.update({f"{prefix}-TOTAL_FORMS": "0", f"{prefix}-INITIAL_FORMS": "0"})
     return data

@@ -7,6 +7,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from crawler.fetch import ErrorKind, FetchError
 from crawler.hooks import register_page_handler, unregister_page_handler
 from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.run.loop import crawl
@@ -214,6 +215,22 @@ def test_robots_disallowed_urls_are_counted_and_never_requested(server):
     assert skipped.error.startswith(
         "robots"
     ) and skipped.next_visit_at > timezone.now() + timedelta(days=1)
+
+
+def test_the_strategy_sees_typed_errors_and_the_page_keeps_their_text(server):
+    server.robots("User-agent: *\nDisallow: /private\n")
+    server.html("/", hub("Home", [("/private/1", "secret"), ("/gone", "gone")]))
+    site = make_site(server)
+    seen = {}
+    crawl(site, progress=lambda run, observation: seen.update({observation.url: observation}))
+    robots = seen[server.url("/private/1")].error
+    assert robots == FetchError(ErrorKind.ROBOTS, "disallowed by robots.txt")
+    gone = seen[server.url("/gone")]
+    assert gone.error.kind is ErrorKind.HTTP and gone.status == 404 and not gone.ok
+    assert seen[server.url("/")].error is None
+    stored = dict(Page.objects.filter(site=site).values_list("url", "error"))
+    assert stored[server.url("/private/1")] == "robots: disallowed by robots.txt"
+    assert stored[server.url("/gone")] == f"http: {gone.error.message}"
 
 
 def test_sitemaps_and_feeds_are_read_as_hubs_of_new_urls(server):

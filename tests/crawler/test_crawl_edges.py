@@ -139,6 +139,7 @@ def test_a_run_closed_by_another_worker_stops(server):
     assert run.fetched < 31
 
 
+@pytest.mark.slow
 def test_hostile_pages_end_with_a_recorded_error_and_the_run_goes_on(server, settings):
     # Small caps keep the test quick; the 5 MiB and 30 s defaults take the same code path.
     settings.CRAWLER_MAX_BODY_BYTES = 256 * 1024

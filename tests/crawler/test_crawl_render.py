@@ -6,6 +6,7 @@ import pytest
 
 from crawler.models import Page, PageVersion
 from crawler.run.loop import crawl, render_page
+from crawler.tasks import crawl_site
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import Published, article, make_site
 
@@ -47,6 +48,7 @@ def js_menu_site(server: SiteServer) -> None:
     server.html("/js/two", article("Two", "Only the rendered menu links here too."))
 
 
+@pytest.mark.browser
 def test_a_javascript_built_menu_is_crawled_when_the_site_needs_a_browser():
     with SiteServer() as server:
         js_menu_site(server)
@@ -69,6 +71,7 @@ def test_without_a_browser_the_javascript_menu_stays_unseen():
     assert not Page.objects.filter(site=site, url__contains="/js/").exists()
 
 
+@pytest.mark.browser
 def test_a_script_shell_is_rendered_inline_and_stored_once():
     with SiteServer() as server:
         server.html("/", SHELL)
@@ -84,6 +87,7 @@ def test_a_script_shell_is_rendered_inline_and_stored_once():
     assert PageVersion.objects.filter(page__site=site, page__url=server.url("/")).count() == 1
 
 
+@pytest.mark.browser
 def test_a_script_shell_found_by_a_crawl_worker_is_rendered_on_the_render_queue(
     django_capture_on_commit_callbacks,
 ):
@@ -91,7 +95,7 @@ def test_a_script_shell_found_by_a_crawl_worker_is_rendered_on_the_render_queue(
         server.html("/", SHELL)
         site = make_site(server)
         with Published() as published, django_capture_on_commit_callbacks(execute=True):
-            crawl(site, render_shells="defer")
+            crawl_site(site.id)
         page = Page.objects.get(site=site, url=server.url("/"))
         assert published == [("crawler.tasks.render_page", "render")]
         assert not page.latest_version().rendered
@@ -99,3 +103,18 @@ def test_a_script_shell_found_by_a_crawl_worker_is_rendered_on_the_render_queue(
     rendered = PageVersion.objects.get(id=version_id)
     assert rendered.rendered and b"Built by script" in rendered.raw_body()
     assert page.versions.count() == 2
+
+
+def test_a_deferring_crawl_returns_its_script_shells_and_queues_nothing(
+    django_capture_on_commit_callbacks,
+):
+    shells: list[int] = []
+    with SiteServer() as server:
+        server.html("/", SHELL)
+        server.html("/plain", article("Plain", "Words the server sends as they are."))
+        site = make_site(server, seed_urls=server.url("/plain"))
+        with Published() as published, django_capture_on_commit_callbacks(execute=True):
+            run = crawl(site, render_shells="defer", to_render=shells)
+    assert not [task for task, _queue in published if task.startswith("crawler.tasks.")]
+    assert run.rendered == 0
+    assert shells == [Page.objects.get(site=site, url=server.url("/")).id]

@@ -13,18 +13,11 @@ from crawler.admin.sites import RECENT_RUNS
 from crawler.canonical import same_site
 from crawler.models import CrawlRun, Page, PageVersion, Site
 from crawler.run.loop import crawl
-from tests.conftest import make_user
 from tests.crawler import sites
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import make_site, news_site
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def staff_client(client):
-    client.force_login(make_user("admin@example.com", is_staff=True, is_superuser=True))
-    return client
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ CAP = 256 * 1024
 QUICK = FetchPolicy(
     max_body_bytes=CAP, connect_timeout=1.0, read_timeout=1.0, total_timeout=2.0, retries=0
 )
-# The bound for any one fetch; ours end far sooner with the test caps.
+# The bound for any one fetch; ours end far sooner with the test caps.
 HARD_LIMIT = 30.0
 
 
@@ -108,6 +108,7 @@ def test_a_server_that_never_answers_times_out(site):
     assert took < QUICK.total_timeout + 1.5
 
 
+@pytest.mark.slow
 def test_a_server_that_trickles_a_byte_per_second_hits_the_total_deadline(site):
     # Each byte arrives before the read timeout, so only the total deadline can stop it.
     patient = FetchPolicy(
@@ -122,6 +123,7 @@ def test_a_server_that_trickles_a_byte_per_second_hits_the_total_deadline(site):
     assert 1.5 < took < patient.total_timeout + 1.5
 
 
+@pytest.mark.slow
 def test_the_total_deadline_covers_the_whole_redirect_chain(site):
     patient = FetchPolicy(connect_timeout=1.0, read_timeout=5.0, total_timeout=2.0, retries=0)
     site.redirect("/start", "/drip")
@@ -159,6 +161,7 @@ def test_a_server_that_accepts_but_never_sends_headers_is_cut_by_the_read_timeou
     assert took < QUICK.total_timeout + 1.5
 
 
+@pytest.mark.slow
 def test_a_slow_robots_txt_counts_against_the_same_deadline():
     patient = FetchPolicy(connect_timeout=1.0, read_timeout=5.0, total_timeout=2.0, retries=0)
     with SiteServer() as server:

@@ -6,8 +6,9 @@ import pytest
 from django.urls import reverse
 
 from crawler.models import Site
-from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet, SearchForm
-from tests.conftest import make_user
+from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet
+from crawler.models.sitesearch import SiteSearch
+from tests.factories import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -56,14 +57,14 @@ def test_a_weight_above_one_is_refused_and_nothing_is_saved(staff_client):
 
 def test_forms_show_their_status_and_submission_efficiency(staff_client):
     site = Site.objects.create(name="News", root_url="https://news.example/")
-    form = SearchForm.objects.create(
+    form = SiteSearch.objects.create(
         site=site,
         fingerprint="f" * 64,
         page_url="https://news.example/",
         action="https://news.example/search",
         method="GET",
-        status=SearchForm.Status.SEARCH,
-        template="https://news.example/search?q={query}",
+        status=SiteSearch.Status.SEARCH,
+        url_template="https://news.example/search?q={query}",
         query_arg="q",
         submissions=4,
         with_results=3,
@@ -71,22 +72,22 @@ def test_forms_show_their_status_and_submission_efficiency(staff_client):
     FormQuery.objects.create(
         form=form, key_hash="a" * 64, assignment=[["q", "election"]], keyword="election"
     )
-    SearchForm.objects.create(
+    SiteSearch.objects.create(
         site=site,
         fingerprint="e" * 64,
         page_url="https://news.example/",
         action="https://news.example/login",
         method="POST",
-        status=SearchForm.Status.REFUSED,
+        status=SiteSearch.Status.REFUSED,
         reason="login",
     )
-    listing = staff_client.get(reverse("admin:crawler_searchform_changelist")).content.decode()
+    listing = staff_client.get(reverse("admin:crawler_sitesearch_changelist")).content.decode()
     assert "75%" in listing
     assert "login" in listing
-    detail = staff_client.get(reverse("admin:crawler_searchform_change", args=[form.pk]))
+    detail = staff_client.get(reverse("admin:crawler_sitesearch_change", args=[form.pk]))
     assert detail.status_code == 200
     assert "election" in detail.content.decode()
-    assert staff_client.get(reverse("admin:crawler_searchform_add")).status_code == 403
+    assert staff_client.get(reverse("admin:crawler_sitesearch_add")).status_code == 403
 
 
 def test_people_who_are_not_staff_cannot_see_the_table(client):

@@ -13,9 +13,10 @@ from urllib.parse import parse_qsl
 import pytest
 from django.urls import reverse
 
+from clipping import tasks
 from clipping.models import KeywordList, Match
 from crawler.models import Site
-from crawler.models.hiddenweb import SearchForm
+from crawler.models.sitesearch import SiteSearch
 from crawler.run.loop import crawl
 from tests.crawler.hiddenweb_site import DeepWebSite, build_stories
 
@@ -53,6 +54,7 @@ def searched_words(web: DeepWebSite) -> set[str]:
     return {q["q"] for q in queries if q.get("q")}
 
 
+@pytest.mark.slow
 def test_hidden_articles_matching_a_users_list_reach_that_user_as_clips(
     alice, bob, charlie, client, smtp_server, eager_celery, settings
 ):
@@ -72,7 +74,7 @@ def test_hidden_articles_matching_a_users_list_reach_that_user_as_clips(
 
     assert vaccine and orchestra
     # The pass searched both users' keywords.
-    form = SearchForm.objects.get(site=site, action=web.url("/search"))
+    form = SiteSearch.objects.get(site=site, action=web.url("/search"))
     assert {"vaccine", "orchestra"} <= searched, (searched, form.status, form.reason)
     assert form.submissions == 2 and form.efficiency == 1.0
 
@@ -96,6 +98,7 @@ def test_hidden_articles_matching_a_users_list_reach_that_user_as_clips(
     assert smtp_server.to("charlie@example.com") == []
 
 
+@pytest.mark.slow
 def test_a_list_saved_after_the_sites_first_crawl_is_searched_on_the_next(
     alice, bob, smtp_server, eager_celery, settings
 ):
@@ -108,7 +111,8 @@ def test_a_list_saved_after_the_sites_first_crawl_is_searched_on_the_next(
         crawl(site, render_shells="off")
         assert "vaccine" in searched_words(web) and "orchestra" not in searched_words(web)
         # Bob saves his list once the site's keywords were built (and cached) for the first run.
-        KeywordList.objects.create(owner=bob, name="Music", terms="orchestra")
+        music = KeywordList.objects.create(owner=bob, name="Music", terms="orchestra")
+        tasks.request_backfill(music.id)  # as the list page does for a new list
         crawl(site, render_shells="off")
         orchestra = {web.url(s.path) for s in web.hidden() if s.mentions("orchestra")}
         assert "orchestra" in searched_words(web)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from crawler.hiddenweb.browser import FormBrowser
+import pytest
+
+from crawler.hiddenweb.browser import BrowserError, FormBrowser
 from crawler.sitesearch.analysis import analyze_forms
 from crawler.sitesearch.labels import Box, TextPiece, Widget, adjacent_labels
 
@@ -66,6 +68,7 @@ TABLE_FORM = """<!doctype html><html><body>
 </body></html>"""
 
 
+@pytest.mark.browser
 def test_chromium_lays_out_a_table_form_and_finds_its_labels():
     async def measure():
         async with FormBrowser() as browser:
@@ -78,3 +81,13 @@ def test_chromium_lays_out_a_table_form_and_finds_its_labels():
     assert [e.label for e in forms[0].elements] == ["", "", ""]  # the DOM alone sees nothing
     labelled = forms[0].with_labels(layouts[0])
     assert [e.label for e in labelled.elements] == ["Words", "Section", "Author"]
+
+
+def test_form_work_uses_the_configured_chromium(settings):
+    settings.CRAWLER_CHROMIUM_PATH = "/nonexistent/chromium"
+
+    async def measure():
+        return await FormBrowser().form_labels(TABLE_FORM, "http://news.example/")
+
+    with pytest.raises(BrowserError, match="Chromium at /nonexistent/chromium did not start"):
+        asyncio.run(measure())

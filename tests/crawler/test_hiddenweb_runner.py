@@ -10,10 +10,11 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from crawler import topic as topic_module
-from crawler.hiddenweb.conf import deepweb_settings
+from crawler.conf import deepweb_settings
 from crawler.hiddenweb.runner import search_now
 from crawler.models import Page, Site
-from crawler.models.hiddenweb import FormQuery, SearchForm
+from crawler.models.hiddenweb import FormQuery
+from crawler.models.sitesearch import SiteSearch
 from crawler.run.loop import crawl
 from crawler.topic import Topic, register_topic_provider
 from tests.crawler.hiddenweb_site import DeepWebSite, build_stories
@@ -48,6 +49,7 @@ def found(web: DeepWebSite, site: Site, terms: list[str]) -> tuple[int, int]:
     return sum(1 for s in matching if web.url(s.path) in stored), len(matching)
 
 
+@pytest.mark.slow
 def test_a_run_finds_and_stores_every_hidden_article_matching_the_keywords():
     with DeepWebSite(build_stories(60)) as web:
         site = make_site(web)
@@ -55,9 +57,9 @@ def test_a_run_finds_and_stores_every_hidden_article_matching_the_keywords():
         hits, total = found(web, site, TERMS)
         assert total > 10
         assert hits == total
-        get_form = SearchForm.objects.get(action=web.url("/search"))
-        assert get_form.status == SearchForm.Status.SEARCH
-        assert get_form.template == web.url("/search?q={query}&section=all&sort=relevance")
+        get_form = SiteSearch.objects.get(action=web.url("/search"))
+        assert get_form.status == SiteSearch.Status.SEARCH
+        assert get_form.url_template == web.url("/search?q={query}&section=all&sort=relevance")
         assert (get_form.submissions, get_form.with_results) == (3, 3)
         assert get_form.efficiency == 1.0
         assert len(get_form.empty_signatures) == 2 and get_form.probed_at is not None
@@ -76,20 +78,21 @@ def test_empty_answers_lower_the_submission_efficiency():
     with DeepWebSite(build_stories(40)) as web:
         site = make_site(web)
         search_now(site, topic=topic_of(["election", "zeppelin"]), rng=random.Random(1))
-        form = SearchForm.objects.get(action=web.url("/search"))
+        form = SiteSearch.objects.get(action=web.url("/search"))
         assert (form.submissions, form.with_results) == (2, 1)
         assert form.efficiency == 0.5
         assert FormQuery.objects.get(form=form, keyword="zeppelin").last_had_results is False
         assert FormQuery.objects.get(form=form, keyword="election").last_had_results is True
 
 
+@pytest.mark.slow
 def test_smax_caps_submissions_and_the_next_run_tries_the_others_first(settings):
     settings.DEEPWEB_SMAX = 2
     with DeepWebSite(build_stories(40)) as web:
         site = make_site(web)
         first = search_now(site, topic=topic_of(TERMS))
         assert first.submissions == 2
-        form = SearchForm.objects.get(action=web.url("/search"))
+        form = SiteSearch.objects.get(action=web.url("/search"))
         tried = set(FormQuery.objects.filter(form=form).values_list("keyword", flat=True))
         assert len(tried) == 2
         search_now(site, topic=topic_of(TERMS))
@@ -98,11 +101,12 @@ def test_smax_caps_submissions_and_the_next_run_tries_the_others_first(settings)
         assert sorted(queries.values_list("submissions", flat=True)) == [1, 1, 2]
 
 
+@pytest.mark.browser
 def test_the_advanced_post_form_is_labelled_visually_and_submitted_by_post():
     with DeepWebSite(build_stories(40)) as web:
         site = make_site(web, root_url=web.url("/search/advanced"))
         report = search_now(site, topic=topic_of(["vaccine"]), rng=random.Random(2))
-        form = SearchForm.objects.get(action=web.url("/search/advanced"))
+        form = SiteSearch.objects.get(action=web.url("/search/advanced"))
         assert form.labels == {"w": "Words", "sec": "Section", "order": "Order"}
         assert form.method == "POST" and form.query_arg == "w"
         bodies = [dict(parse_qsl(r.body)) for r in web.requests if r.method == "POST"]
@@ -113,19 +117,20 @@ def test_the_advanced_post_form_is_labelled_visually_and_submitted_by_post():
         assert report.requests >= 4  # the page, two probes, the submission
 
 
+@pytest.mark.browser
 def test_a_post_form_that_needs_its_script_is_submitted_in_chromium(settings):
     settings.DEEPWEB_RESULT_DEPTH = 0  # rendering every found article is the crawl's job
     with DeepWebSite(build_stories(12), js_token=True) as web:
         plain = make_site(web, root_url=web.url("/search/advanced"))
         search_now(plain, topic=topic_of(["vaccine"]), rng=random.Random(2))
-        by_http = SearchForm.objects.get(site=plain, action=web.url("/search/advanced"))
+        by_http = SiteSearch.objects.get(site=plain, action=web.url("/search/advanced"))
         assert (by_http.submissions, by_http.with_results) == (1, 0)  # 403: no token
 
         browser = make_site(
             web, name="Archive (browser)", root_url=web.url("/search/advanced?"), needs_browser=True
         )
         search_now(browser, topic=topic_of(["vaccine"]), rng=random.Random(2))
-        by_browser = SearchForm.objects.get(site=browser, action=web.url("/search/advanced"))
+        by_browser = SiteSearch.objects.get(site=browser, action=web.url("/search/advanced"))
         assert by_browser.uses_browser
         assert by_browser.with_results == 1
         tokens = [dict(parse_qsl(r.body)).get("token") for r in web.requests if r.method == "POST"]
@@ -147,6 +152,7 @@ def test_an_unreadable_home_page_is_skipped_without_error():
         assert report.forms == [] and report.result_urls == []
 
 
+@pytest.mark.slow
 def test_second_level_urls_are_filtered_by_the_keyword_argument_then_deduplicated():
     with DeepWebSite(build_stories(60)) as web:
         site = make_site(web)
@@ -252,7 +258,7 @@ def test_a_crawl_run_with_no_keywords_sends_nothing_to_any_form(provider):
         # The links crawl may read the advanced search page; nothing is ever submitted.
         submitted = [r for r in web.requests if r.query or r.method == "POST"]
         assert submitted == []
-        assert not SearchForm.objects.filter(site=site).exists()
+        assert not SiteSearch.objects.filter(site=site).exists()
         assert web.hits("/") >= 1  # the crawl itself went on
 
 

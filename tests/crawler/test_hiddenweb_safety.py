@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from crawler.hiddenweb.runner import search_now
-from crawler.hiddenweb.safety import has_search_signal, refusal
 from crawler.models import Site
-from crawler.models.hiddenweb import SearchForm
+from crawler.models.sitesearch import SiteSearch
 from crawler.sitesearch.analysis import analyze_forms
+from crawler.sitesearch.safety import has_search_signal, refusal
 from crawler.topic import Topic
 from tests.crawler.hiddenweb_site import DeepWebSite, build_stories
 
@@ -91,11 +91,11 @@ def test_a_run_never_sends_anything_to_a_state_changing_form():
         assert web.posts("/search/advanced") == 0
         assert report.submissions > 0  # the search form itself was used
         refused = dict(
-            SearchForm.objects.filter(status=SearchForm.Status.REFUSED).values_list(
+            SiteSearch.objects.filter(status=SiteSearch.Status.REFUSED).values_list(
                 "action", "reason"
             )
         )
         assert refused[web.url("/account/login")] == "login"
         assert refused[web.url("/newsletter")] == "newsletter"
         assert refused[web.url("/preferences")] == "post-without-search"
-        assert SearchForm.objects.filter(status=SearchForm.Status.REFUSED).count() == 13
+        assert SiteSearch.objects.filter(status=SiteSearch.Status.REFUSED).count() == 13

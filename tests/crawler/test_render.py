@@ -7,9 +7,12 @@ import time
 
 import pytest
 
-from crawler.fetch import FetchPolicy, SiteRules
+from crawler.fetch import FetchPolicy, FetchResult, SiteRules
 from crawler.render import HOST, Renderer, needs_rendering, open_renderer, render_url
+from crawler.render.host import BrowserError
 from tests.crawler.servers import Response, SiteServer
+
+pytestmark = pytest.mark.browser
 
 LOCAL = SiteRules(crawl_delay=0, obey_robots=False, allow_private_network=True)
 POLICY = FetchPolicy(render_timeout=10.0, render_settle=1.0)
@@ -308,3 +311,20 @@ def test_render_url_serves_synchronous_callers(site):
     page = render_url(site.url("/"), LOCAL, policy=POLICY)
 
     assert page.error is None and "sync" in page.html
+
+
+def test_a_rendered_page_is_a_fetch_result_with_the_dom_as_its_utf8_body(site):
+    greek = "<html><head><meta charset='iso-8859-7'></head><body><p>Καλημέρα</p></body></html>"
+    site.route("/", Response(greek.encode("iso-8859-7")))
+
+    page = render(site.url("/"))
+
+    assert isinstance(page, FetchResult) and page.rendered and page.succeeded
+    assert (page.content_type, page.charset) == ("text/html", "utf-8")
+    assert "Καλημέρα".encode() in page.body and page.html == page.body.decode()
+
+
+def test_a_chromium_path_that_does_not_exist_is_a_clear_browser_error():
+    policy = FetchPolicy(chromium_path="/nonexistent/chromium")
+    with pytest.raises(BrowserError, match="Chromium at /nonexistent/chromium did not start"):
+        asyncio.run(Renderer(policy).start())

@@ -8,6 +8,7 @@ import pytest
 from django.db import transaction
 
 from crawler import hooks
+from crawler.fetch import ErrorKind, FetchError
 from crawler.models import CrawlRun, Site
 from crawler.strategies import (
     PageObservation,
@@ -120,5 +121,7 @@ def test_the_default_harvest_rule_accepts_fetched_information_pages():
     assert strategy.accepts(page)
     assert not strategy.accepts(PageObservation(1, "u", 0, 200, True, False, "hub"))
     assert not strategy.accepts(
-        PageObservation(1, "u", 0, None, False, False, "information", error="timeout: x")
+        PageObservation(
+            1, "u", 0, None, False, False, "information", error=FetchError(ErrorKind.TIMEOUT, "x")
+        )
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -11,42 +10,14 @@ from crawler.fetch import SiteRules
 from crawler.strategies.xcrawl.search import (
     SearchError,
     SearxngProvider,
-    SiteSearchProvider,
-    find_search_template,
+    TemplateSearchProvider,
     http_fetch,
     parse_hit_count,
-    search_url,
-    simple_search_template,
 )
-from tests.crawler.servers import RequestHandler, Response, SiteServer
+from tests.crawler.servers import FakeSearxng, Response, SiteServer
 from tests.crawler.sites import article, hub
 
 LOCAL = SiteRules(crawl_delay=0, allow_private_network=True)
-
-
-class FakeSearxng:
-    """Speak SearxNG's JSON API: /search?q=..&format=json&pageno=N, five results a page."""
-
-    def __init__(self, server: SiteServer) -> None:
-        self.server = server
-        self.results: dict[str, list[dict[str, object]]] = {}
-        self.totals: dict[str, int] = {}
-        server.route("/search", self.answer)
-
-    def answer(self, request: RequestHandler) -> None:
-        params = parse_qs(urlsplit(request.path).query)
-        if params.get("format") != ["json"]:
-            request.reply(Response("HTML not served here", status=403))
-            return
-        query = params.get("q", [""])[0]
-        page = int(params.get("pageno", ["1"])[0])
-        items = self.results.get(query, [])[(page - 1) * 5 : page * 5]
-        body = {
-            "query": query,
-            "number_of_results": self.totals.get(query, 0),
-            "results": items,
-        }
-        request.reply(Response(json.dumps(body), headers={"Content-Type": "application/json"}))
 
 
 @pytest.fixture
@@ -114,16 +85,6 @@ def test_a_searxng_address_must_be_http():
 # --- The site's own search ---------------------------------------------------------------
 
 
-SEARCH_HOME = """<!doctype html><html lang='en'><head><title>Shop</title></head><body>
-<header><form action="/find" method="get" role="search">
-<label for="q">Search</label><input type="search" id="q" name="q">
-<input type="hidden" name="lang" value="en">
-<select name="sort"><option value="relevance">Relevance</option>
-<option value="price" selected>Price</option></select>
-<button type="submit">Go</button></form></header>
-<main><h1>Welcome</h1><p>Our shop sells cameras and printers.</p></main></body></html>"""
-
-
 def results_page(query: str, links: list[tuple[str, str]], total: int) -> str:
     menu = "<nav><ul><li><a href='/'>Home</a></li><li><a href='/about'>About</a></li></ul></nav>"
     items = "".join(
@@ -138,42 +99,13 @@ def results_page(query: str, links: list[tuple[str, str]], total: int) -> str:
     )
 
 
-def test_the_simple_detector_turns_a_get_search_form_into_a_url_template():
-    template = simple_search_template(SEARCH_HOME, "http://shop.test/")
-    assert template == "http://shop.test/find?q={query}&lang=en&sort=price"
-    assert (
-        search_url(template, "canon eos") == "http://shop.test/find?q=canon+eos&lang=en&sort=price"
-    )
-
-
-@pytest.mark.parametrize(
-    "form",
-    [
-        '<form method="post" action="/find"><input name="q"></form>',
-        '<form action="/find"><input name="a"><input name="b"></form>',
-        '<form action="/login"><input name="user"><input type="password" name="pw"></form>',
-        '<form action="javascript:void(0)"><input name="q"></form>',
-        '<form action="/find"><select name="x"><option>1</option></select></form>',
-    ],
-)
-def test_the_simple_detector_ignores_forms_that_are_not_a_keyword_search(form):
-    assert simple_search_template(f"<html><body>{form}</body></html>", "http://shop.test/") is None
-
-
-def test_find_search_template_finds_the_home_page_search():
-    template = find_search_template(SEARCH_HOME, "http://shop.test/")
-    assert template is not None and "{query}" in template
-    assert urlsplit(template).path == "/find"
-    assert parse_qs(urlsplit(search_url(template, "zoom")).query)["q"] == ["zoom"]
-
-
 def test_site_search_reads_result_links_and_the_stated_hit_count():
     with SiteServer() as server:
         links = [(f"/p/{i}", f"Camera {i}") for i in range(4)]
         server.html("/find", results_page("zoom", links, 1234))
         for href, label in links:
             server.html(href, article(label, "A camera with a zoom lens and a sensor."))
-        provider = SiteSearchProvider(server.url("/find?q={query}"), http_fetch(LOCAL))
+        provider = TemplateSearchProvider(server.url("/find?q={query}"), http_fetch(LOCAL))
         found = provider.search("zoom", limit=3)
     assert [hit.url for hit in found.hits] == [server.url(f"/p/{i}") for i in range(3)]
     assert found.total == 1234
@@ -182,10 +114,10 @@ def test_site_search_reads_result_links_and_the_stated_hit_count():
 
 def test_site_search_refuses_a_template_without_a_slot_and_reports_fetch_errors():
     with pytest.raises(ValueError, match="query"):
-        SiteSearchProvider("http://shop.test/find?q=", http_fetch(LOCAL))
+        TemplateSearchProvider("http://shop.test/find?q=", http_fetch(LOCAL))
     with SiteServer() as server:
         server.route("/find", Response("gone", status=410))
-        provider = SiteSearchProvider(server.url("/find?q={query}"), http_fetch(LOCAL))
+        provider = TemplateSearchProvider(server.url("/find?q={query}"), http_fetch(LOCAL))
         with pytest.raises(SearchError, match="410"):
             provider.search("zoom")
 
@@ -194,7 +126,7 @@ def test_site_search_respects_robots_txt():
     with SiteServer() as server:
         server.robots("User-agent: *\nDisallow: /find\n")
         server.html("/find", hub("Results", [("/p/1", "One")]))
-        provider = SiteSearchProvider(server.url("/find?q={query}"), http_fetch(LOCAL))
+        provider = TemplateSearchProvider(server.url("/find?q={query}"), http_fetch(LOCAL))
         with pytest.raises(SearchError, match="robots"):
             provider.search("zoom")
         assert "/find?q=zoom" not in server.paths()

@@ -35,15 +35,6 @@ def queued_tasks(client) -> list[tuple[str, list]]:
     ]
 
 
-@pytest.fixture
-def staff_client(client, db):
-    from tests.conftest import make_user
-
-    admin = make_user("admin@example.com", is_staff=True, is_superuser=True)
-    client.force_login(admin)
-    return client
-
-
 def test_an_admin_adds_a_site(staff_client):
     response = staff_client.post(reverse("admin:crawler_site_add"), site_form())
     assert response.status_code == 302, response.context["adminform"].form.errors
@@ -76,6 +67,7 @@ def test_safe_defaults_for_a_new_site():
     assert site.allow_private_network is False
 
 
+@pytest.mark.redis
 def test_crawl_now_enqueues_a_crawl_task_on_the_broker(
     staff_client, crawl_queue, django_capture_on_commit_callbacks
 ):
@@ -88,6 +80,7 @@ def test_crawl_now_enqueues_a_crawl_task_on_the_broker(
     assert queued_tasks(crawl_queue) == [("crawler.tasks.crawl_site", [site.pk])]
 
 
+@pytest.mark.redis
 def test_the_dispatcher_enqueues_due_sites_once(crawl_queue, django_capture_on_commit_callbacks):
     now = timezone.now()
     due = Site.objects.create(

@@ -18,10 +18,10 @@ from crawler.strategies.xcrawl.graph import WebGraph
 from crawler.strategies.xcrawl.walk import Walk, authority_subtrees, links_in_subtrees
 from crawler.tasks import crawl_site, enqueue_crawl
 from crawler.topic import Topic, register_topic_provider
-from tests.conftest import make_user
 from tests.crawler.servers import SiteServer, fetch_once
-from tests.crawler.sites import Published, make_site
+from tests.crawler.sites import Published, inline_management, make_site
 from tests.crawler.xcrawl_site import TOPIC_WORDS, build_shop
+from tests.factories import make_user
 
 TOPIC = Topic(terms={stem: 1.0 for stem in stems(TOPIC_WORDS)}, language="en")
 
@@ -106,6 +106,7 @@ def test_download_all_authorities_takes_exactly_the_links_of_the_subtree_holding
 # --- Whole runs on the generated shop ---------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_an_xcrawl_run_finds_authorities_and_never_leaves_the_hosts_or_ignores_robots(topic):
     with SiteServer() as elsewhere, SiteServer() as server:
@@ -152,6 +153,7 @@ def test_admins_choose_xcrawl_per_site_and_it_runs_as_the_crawl_task_like_breadt
         }
         data["strategy"] = "xcrawl"
         data = {k: ("on" if v is True else v) for k, v in data.items() if v is not False}
+        data.update(inline_management(Site))
         response = client.post(reverse("admin:crawler_site_change", args=[site.id]), data)
         assert response.status_code == 302, response.content[:2000]
         site.refresh_from_db()

@@ -8,6 +8,8 @@ from crawler.fetch import FetchPolicy, SiteRules
 from crawler.strategies.xcrawl.probe import probe_url
 from tests.crawler.servers import Response, SiteServer
 
+pytestmark = pytest.mark.browser
+
 LOCAL = SiteRules(crawl_delay=0, obey_robots=False, allow_private_network=True)
 POLICY = FetchPolicy(render_timeout=10.0, render_settle=0.5)
 

@@ -13,10 +13,10 @@ from crawler.models import CrawlRun, Site
 from crawler.models.xcrawl import PageVerdict
 from crawler.tasks import enqueue_crawl
 from crawler.topic import Topic, register_topic_provider
-from tests.conftest import queue_worker
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import make_site
 from tests.crawler.xcrawl_site import TOPIC_WORDS, build_shop
+from tests.servers import queue_worker
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -28,6 +28,7 @@ def worker() -> Iterator[None]:
         yield
 
 
+@pytest.mark.slow
 def test_a_site_set_to_xcrawl_is_crawled_by_the_worker_like_a_breadth_first_site(worker):
     register_topic_provider(lambda site: Topic(terms=dict.fromkeys(stems(TOPIC_WORDS), 1.0)))
     try:

@@ -7,9 +7,8 @@ import pytest
 from clipping.models import Match
 from crawler.models import CrawlRun
 from ops import views as ops_views
-from tests.clipping.conftest import make_list, make_match, make_site
-from tests.conftest import PASSWORD, make_user
-from tests.ops.ops_data import make_run, make_run_clips
+from tests.factories import PASSWORD, make_list, make_match, make_run, make_site, make_user
+from tests.ops.ops_data import make_run_clips
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

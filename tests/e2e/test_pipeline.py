@@ -18,8 +18,8 @@ from django_celery_beat.models import IntervalSchedule, PeriodicTask
 from clipping.models import Clip, Match
 from crawler.models import CrawlRun, Site
 from demo.server import serve
-from tests.conftest import PASSWORD, make_user
 from tests.e2e.processes import Processes, service_env, wait_until
+from tests.factories import PASSWORD, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

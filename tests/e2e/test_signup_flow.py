@@ -8,7 +8,7 @@ import time
 import pytest
 
 from clipping.models import KeywordList
-from tests.conftest import PASSWORD, make_user
+from tests.factories import PASSWORD, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 

@@ -1,33 +1,13 @@
-"""Builders for the operator dashboard tests: staff, sites with runs, clips stored by a run."""
+"""Builders for the operator dashboard tests: staff, and clips stored by a crawl run."""
 
 from __future__ import annotations
 
-from datetime import timedelta
-
-from django.utils import timezone
-
-from crawler.models import CrawlRun, Page, PageVersion, Site
-from tests.clipping.conftest import make_clip
-from tests.conftest import make_user
+from crawler.models import CrawlRun, Page, PageVersion
+from tests.factories import make_clip, make_user
 
 
 def make_staff(email: str = "olga@example.com"):
     return make_user(email, is_staff=True)
-
-
-def make_run(site: Site, *, hours_ago: float, finished: bool = True, **counters: int) -> CrawlRun:
-    """Create a crawl run of a site that started some hours ago, with the counters given."""
-    started = timezone.now() - timedelta(hours=hours_ago)
-    return CrawlRun.objects.create(
-        site=site,
-        strategy=site.strategy,
-        status=CrawlRun.Status.FINISHED if finished else CrawlRun.Status.RUNNING,
-        started_at=started,
-        heartbeat_at=started + timedelta(minutes=5) if finished else timezone.now(),
-        finished_at=started + timedelta(minutes=10) if finished else None,
-        page_budget=site.page_budget,
-        **counters,
-    )
 
 
 def make_run_clips(run: CrawlRun, count: int) -> None:

@@ -14,9 +14,8 @@ from django.utils import timezone
 from clipping.models import Delivery, Digest, Match
 from ops.queries import RUNS_PER_CHART
 from ops.views import SITES_PER_PAGE
-from tests.clipping.conftest import make_list, make_match, make_site
-from tests.conftest import make_user
-from tests.ops.ops_data import make_run, make_run_clips, make_staff
+from tests.factories import make_list, make_match, make_run, make_site, make_user
+from tests.ops.ops_data import make_run_clips, make_staff
 
 pytestmark = pytest.mark.django_db
 

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from clipping.models import Delivery, Digest, Match
 from ops.queries import MailQueue
-from tests.clipping.conftest import make_list, make_match
+from tests.factories import make_list, make_match
 from tests.ops.ops_data import make_staff
 
 pytestmark = pytest.mark.django_db

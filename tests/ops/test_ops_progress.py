@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from clipping.models import Match
 from crawler.models import RUN_COUNTERS, CrawlRun
-from tests.clipping.conftest import make_list, make_match, make_site
-from tests.ops.ops_data import make_run, make_staff
+from tests.factories import make_list, make_match, make_run, make_site
+from tests.ops.ops_data import make_staff
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from accounts.models import User
 from clipping import publisher
 from clipping.models import Delivery, Digest, Match
 from clipping.publisher import Outcome
-from tests.clipping.conftest import make_list, make_match
+from tests.factories import make_list, make_match
 from tests.ops.ops_data import make_staff
 
 pytestmark = pytest.mark.django_db

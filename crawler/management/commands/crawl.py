@@ -5,10 +5,12 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from tqdm import tqdm
 
+from crawler.fetch import ErrorKind
 from crawler.models import CrawlRun, Site
 from crawler.run.claims import CrawlAlreadyRunning
 from crawler.run.loop import crawl
 from crawler.strategies import PageObservation, UnknownStrategy, strategy_names
+from crawler.tasks import queue_renders
 
 
 def find_site(reference: str) -> Site:
@@ -63,12 +65,14 @@ class Command(BaseCommand):
         bar = tqdm(total=budget, unit="page", disable=None, file=self.stderr._out)  # type: ignore[attr-defined]
 
         def progress(run: CrawlRun, observation: PageObservation) -> None:
-            if observation.error.startswith(("robots", "backoff")):
-                bar.set_postfix_str(f"{observation.error.split(':')[0]} {observation.url}"[:60])
+            error = observation.error
+            if error is not None and error.kind in {ErrorKind.ROBOTS, ErrorKind.BACKOFF}:
+                bar.set_postfix_str(f"{error.kind} {observation.url}"[:60])
                 return
             bar.update(1)
             bar.set_postfix_str(observation.url[-60:])
 
+        shells: list[int] = []  # with --render-shells defer: for the render queue
         try:
             run = crawl(
                 site,
@@ -77,11 +81,13 @@ class Command(BaseCommand):
                 seed=options["seed"],  # type: ignore[arg-type]
                 render_shells=str(options["render_shells"]),
                 progress=progress,
+                to_render=shells,
             )
         except (CrawlAlreadyRunning, UnknownStrategy) as exc:
             raise CommandError(str(exc)) from exc
         finally:
             bar.close()
+            queue_renders(shells)
         self.stdout.write(summary(run))
 
 

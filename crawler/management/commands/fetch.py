@@ -10,9 +10,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from crawler.canonical import canonicalize
 from crawler.extract.page import extract
+from crawler.fetch.result import FetchResult
 from crawler.models import Site
 from crawler.run.backend import FetchBackend, is_html
-from crawler.store.pages import Fetched
 
 
 class Command(BaseCommand):
@@ -38,7 +38,7 @@ class Command(BaseCommand):
         site = self._site(url, options["site"])
         fetched = asyncio.run(_fetch(site, url, render=bool(options["render"])))
         self.stdout.write(f"URL:          {url}")
-        if fetched.final_url:
+        if fetched.redirected:
             self.stdout.write(f"Final URL:    {fetched.final_url}")
         self.stdout.write(
             f"Site rules:   {site.name if site.pk else 'defaults (no matching site)'}"
@@ -46,7 +46,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Status:       {fetched.status}{' (rendered)' if fetched.rendered else ''}"
         )
-        if fetched.error:
+        if fetched.error is not None:
             self.stdout.write(f"Error:        {fetched.error}")
             raise CommandError(f"Fetch failed: {fetched.error}")
         self.stdout.write(f"Content type: {fetched.content_type} ({len(fetched.body)} bytes)")
@@ -86,12 +86,12 @@ class Command(BaseCommand):
         return Site(name="(none)", root_url=url)
 
 
-async def _fetch(site: Site, url: str, *, render: bool) -> Fetched:
+async def _fetch(site: Site, url: str, *, render: bool) -> FetchResult:
     backend = FetchBackend(site)
     try:
         fetched = await backend.fetch(url)
         if render and fetched.succeeded and is_html(fetched):
-            fetched = await backend.render(fetched.final_url or url)
+            fetched = await backend.render(fetched.final_url)
         return fetched
     finally:
         await backend.aclose()

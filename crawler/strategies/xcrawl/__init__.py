@@ -4,8 +4,8 @@ Registered strategies: "xcrawl" (HITS + topic-sensitive PageRank, the paper's be
 comparison "xcrawl-hits" (HITS only) and "xcrawl-pagerank" (HITS + plain PageRank).
 """
 
+from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.strategies.base import register
-from crawler.strategies.xcrawl.config import XcrawlSettings, xcrawl_settings
 from crawler.strategies.xcrawl.strategy import XCrawl, XcrawlStats
 from crawler.strategies.xcrawl.weights import GraphWeights, Variant
 

@@ -12,13 +12,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from celery import shared_task
 from django.utils import timezone
 
+from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.fetch import SiteRules, fetch_url
 from crawler.models import Site
 from crawler.models.xcrawl import ProposedSite, SampleDocument, SearchEngine
-from crawler.strategies.xcrawl.config import XcrawlSettings, xcrawl_settings
 from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens
 from crawler.strategies.xcrawl.search import SearchError, SearchProvider, SearxngProvider
 from crawler.strategies.xcrawl.validator import validate
@@ -170,10 +169,9 @@ def discovery_samples() -> list[str]:
     return [s.content() for s in SampleDocument.objects.all() if s.content()]
 
 
-@shared_task(name="crawler.find_sites")
-def find_sites_task(engine_id: int) -> int:
-    """Ask one search engine for new sites; return how many sites are proposed."""
+def find_sites_with(engine_id: int) -> Discovery | None:
+    """Run `find_sites` on the enabled engine `engine_id`; None if it is gone or disabled."""
     engine = SearchEngine.objects.filter(id=engine_id, enabled=True).first()
     if engine is None:
-        return 0
-    return len(find_sites(engine).proposed)
+        return None
+    return find_sites(engine)

@@ -232,49 +232,94 @@ async def probe_page(
     if refused is not None:
         result.error = str(refused)
         return result
-    known: set[str] = set()
-    # A state to explore: the actions leading to it, its links, the candidates of its parent.
-    states: list[tuple[tuple[Action, ...], frozenset[str], frozenset[str]]] = [
-        ((), frozenset(), frozenset())
-    ]
-    seen_states: set[frozenset[str]] = set()
     try:
-        while states and result.states < max_states and time.monotonic() < deadline:
-            path, before, tried = states.pop()
-            found = await _state(browser, policy, relay, result, url, path)
-            if found is None:
-                continue
-            result.states += 1
-            links, candidates = frozenset(found[0]), found[1]
-            if not path:
-                known |= links
-                before = links
-                seen_states.add(links)
-            # In a later state, only what is new there, and the action that led to it again
-            # ("load more" once more): the rest was tried from the parent state.
-            again = path[-1].selector if path else None
-            todo = [c for c in candidates if c["selector"] not in tried or c["selector"] == again]
-            selectors = frozenset(c["selector"] for c in candidates)
-            for candidate in todo:
-                for kind in ("hover", "click"):
-                    if not candidate[kind] or time.monotonic() >= deadline:
-                        continue
-                    action = Action(kind, candidate["selector"])
-                    after = await _state(browser, policy, relay, result, url, (*path, action))
-                    if after is None:
-                        continue
-                    now = frozenset(after[0])
-                    for link in sorted(now - known):
-                        _note(result.links, link)
-                    known |= now
-                    if now - before and now not in seen_states:
-                        seen_states.add(now)
-                        states.append(((*path, action), now, selectors))
+        await _Exploration(browser, policy, relay, result, deadline).run(max_states)
     except TimeoutError:
         pass
     finally:
         await relay.close()
     return result
+
+
+# A state to explore: the actions leading to it, its links, the candidates of its parent.
+_Pending = tuple[tuple[Action, ...], frozenset[str], frozenset[str]]
+
+
+class _Exploration:
+    """The depth-first search over one page's states, noting what each action reveals."""
+
+    def __init__(
+        self,
+        browser: Browser,
+        policy: FetchPolicy,
+        relay: Relay,
+        result: ProbeResult,
+        deadline: float,
+    ) -> None:
+        self.browser = browser
+        self.policy = policy
+        self.relay = relay
+        self.result = result
+        self.deadline = deadline
+        self.known: set[str] = set()  # every link seen in any state
+        self.seen: set[frozenset[str]] = set()  # the link sets of states queued
+        self.pending: list[_Pending] = [((), frozenset(), frozenset())]
+
+    def time_left(self) -> bool:
+        return time.monotonic() < self.deadline
+
+    async def run(self, max_states: int) -> None:
+        """Explore states, last found first, until none is left, enough were seen or time is up."""
+        while self.pending and self.result.states < max_states and self.time_left():
+            await self.explore(*self.pending.pop())
+
+    async def explore(
+        self, path: tuple[Action, ...], before: frozenset[str], tried: frozenset[str]
+    ) -> None:
+        """Open the state `path` leads to and try its candidates, each hovered then clicked."""
+        found = await self.open(path)
+        if found is None:
+            return
+        self.result.states += 1
+        links, candidates = frozenset(found[0]), found[1]
+        if not path:
+            self.known |= links
+            before = links
+            self.seen.add(links)
+        # In a later state, only what is new there, and the action that led to it again
+        # ("load more" once more): the rest was tried from the parent state.
+        again = path[-1].selector if path else None
+        todo = [c for c in candidates if c["selector"] not in tried or c["selector"] == again]
+        selectors = frozenset(c["selector"] for c in candidates)
+        for candidate in todo:
+            for kind in ("hover", "click"):
+                if candidate[kind] and self.time_left():
+                    action = Action(kind, candidate["selector"])
+                    await self.act(path, action, before, selectors)
+
+    async def act(
+        self,
+        path: tuple[Action, ...],
+        action: Action,
+        before: frozenset[str],
+        selectors: frozenset[str],
+    ) -> None:
+        """Take one action from a fresh state; note new links, queue a state that has some."""
+        after = await self.open((*path, action))
+        if after is None:
+            return
+        now = frozenset(after[0])
+        for link in sorted(now - self.known):
+            _note(self.result.links, link)
+        self.known |= now
+        if now - before and now not in self.seen:
+            self.seen.add(now)
+            self.pending.append(((*path, action), now, selectors))
+
+    async def open(self, path: tuple[Action, ...]) -> tuple[list[str], list[dict]] | None:
+        return await _state(
+            self.browser, self.policy, self.relay, self.result, self.result.url, path
+        )
 
 
 async def _state(

@@ -3,9 +3,8 @@
 `SearchProvider.search(query, limit=n)` returns the first n result URLs and, when the engine
 says, the total hit count (the search weight of a one-token query). Two providers:
 
-- `SiteSearchProvider`: the site's own search through a URL template with `{query}`
-  (found by `find_search_template`: the hidden-web module's form analysis when available,
-  else a simple detector of GET forms with one text box);
+- `TemplateSearchProvider`: the site's own search through its URL template with `{query}`
+  (a `SiteSearch` row: an admin's, or found by `crawler.sitesearch.detect`);
 - `SearxngProvider`: any SearxNG-compatible JSON API (`GET {base}/search?q=..&format=json`).
 
 Errors come out as `SearchError`, never as a half-read answer.
@@ -13,20 +12,17 @@ Errors come out as `SearchError`, never as a half-read answer.
 
 from __future__ import annotations
 
-import logging
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote_plus, urljoin, urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import httpx
-import lxml.html
 
-logger = logging.getLogger(__name__)
+from crawler.sitesearch.template import QUERY, is_search_url, search_url
 
-QUERY = "{query}"
 # "1,234 results", "Showing 12 products", "42 matches for" ... in the engine's language.
 _HIT_COUNT = re.compile(
     r"(\d{1,3}(?:[,.\u202f\u00a0 ]\d{3})+|\d+)\s+(?:results?|matches|hits|items|products|"
@@ -34,8 +30,6 @@ _HIT_COUNT = re.compile(
     r"αποτελέσματα)\b",
     re.IGNORECASE,
 )
-_TEXT_INPUTS = frozenset({"text", "search", ""})
-_INERT_INPUTS = frozenset({"hidden", "submit", "button", "image", "reset"})
 
 
 class SearchError(RuntimeError):
@@ -170,8 +164,8 @@ def _positive_int(value: object) -> int | None:
 Fetch = Callable[[str], tuple[str, bytes]]  # URL -> (final URL, HTML body)
 
 
-class SiteSearchProvider(SearchProvider):
-    """Search a site through its own search form, as a URL template with {query}."""
+class TemplateSearchProvider(SearchProvider):
+    """Search a site through its own search, as a URL template with {query}."""
 
     name = "site"
 
@@ -212,17 +206,6 @@ def http_fetch(rules: Any = None) -> Fetch:
     return fetch
 
 
-def search_url(template: str, query: str) -> str:
-    """Return the template with {query} replaced by the form-encoded query."""
-    return template.replace(QUERY, quote_plus(query))
-
-
-def is_search_url(url: str, template: str) -> bool:
-    """Tell whether `url` is a page of the template's search (same host and path)."""
-    a, b = urlsplit(url), urlsplit(template.replace(QUERY, "q"))
-    return a.netloc.lower() == b.netloc.lower() and a.path.rstrip("/") == b.path.rstrip("/")
-
-
 def result_links(analysis: Any, template: str) -> list[str]:
     """Return a results page's result links: site links in its content areas, in page order.
 
@@ -249,80 +232,3 @@ def parse_hit_count(text: str) -> int | None:
     if match is None:
         return None
     return int(re.sub(r"\D", "", match.group(1)))
-
-
-def find_search_template(html: str | bytes, url: str) -> str | None:
-    """Return the URL template ({query}) of the page's GET keyword search form, if any.
-
-    The hidden-web module's analysis (labels, LVS, safety checks) decides when present;
-    otherwise the simple rule: a GET form with exactly one text box, every other field
-    hidden, a select (its selected option), or a checked box, and no password or file field.
-    """
-    try:
-        from crawler.hiddenweb.urltemplate import find_search_templates
-    except ImportError:
-        find_search_templates = None
-    if find_search_templates is not None:
-        try:
-            for template in find_search_templates(html, url):
-                if template.method == "GET":
-                    return template.url
-            return None
-        except Exception:  # a parse failure there must not stop the crawl; try the simple rule
-            logger.info("Hidden-web form analysis failed on %s", url, exc_info=True)
-    return simple_search_template(html, url)
-
-
-def simple_search_template(html: str | bytes, url: str) -> str | None:
-    """Return the template of the first GET form with one text box (the simple detector)."""
-    try:
-        document = lxml.html.document_fromstring(html)
-    except (ValueError, lxml.etree.ParserError):
-        return None
-    for form in document.iter("form"):
-        template = _form_template(form, url)
-        if template is not None:
-            return template
-    return None
-
-
-def _form_template(form: Any, url: str) -> str | None:
-    if (form.get("method") or "get").strip().lower() != "get":
-        return None
-    pairs: list[tuple[str, str]] = []
-    text_boxes = 0
-    for control in form.iter("input", "select", "textarea"):
-        name = control.get("name")
-        kind = (control.get("type") or "").lower() if control.tag == "input" else control.tag
-        if kind in {"password", "file", "textarea"}:
-            return None
-        if (
-            not name
-            or control.get("disabled") is not None
-            or kind in {"submit", "button", "image", "reset"}
-        ):
-            continue
-        if control.tag == "input" and kind in _TEXT_INPUTS:
-            text_boxes += 1
-            pairs.append((name, QUERY))
-        elif kind == "hidden":
-            pairs.append((name, control.get("value") or ""))
-        elif kind in {"checkbox", "radio"}:
-            if control.get("checked") is not None:
-                pairs.append((name, control.get("value") or "on"))
-        elif control.tag == "select":
-            options = control.findall(".//option")
-            chosen = next((o for o in options if o.get("selected") is not None), None)
-            chosen = chosen if chosen is not None else (options[0] if options else None)
-            if chosen is not None:
-                pairs.append((name, chosen.get("value", chosen.text_content().strip())))
-        elif kind not in _INERT_INPUTS:
-            pairs.append((name, control.get("value") or ""))
-    if text_boxes != 1:
-        return None
-    action = urljoin(url, (form.get("action") or "").strip() or url)
-    parts = urlsplit(action)
-    if parts.scheme not in {"http", "https"}:
-        return None
-    query = "&".join(f"{quote_plus(n)}={v if v == QUERY else quote_plus(v)}" for n, v in pairs)
-    return f"{parts.scheme}://{parts.netloc}{parts.path or '/'}?{query}"

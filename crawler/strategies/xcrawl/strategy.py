@@ -30,15 +30,16 @@ from django.db.models import Q
 from django.utils import timezone
 
 from analyzer.text import stems, tokenize
+from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.models import Link, Page
-from crawler.models.xcrawl import PageVerdict, SiteSearch
+from crawler.models.sitesearch import SiteSearch
+from crawler.models.xcrawl import PageVerdict
+from crawler.sitesearch.template import is_search_url
 from crawler.strategies.base import PageObservation, Strategy, register
-from crawler.strategies.xcrawl.config import XcrawlSettings, xcrawl_settings
+from crawler.strategies.xcrawl.authorities import GetAuthorities
 from crawler.strategies.xcrawl.graph import WebGraph
 from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens, topic_with_tokens
 from crawler.strategies.xcrawl.samples import sample_texts
-from crawler.strategies.xcrawl.search import find_search_template, is_search_url
-from crawler.strategies.xcrawl.sitesearch import SiteSearchPhase
 from crawler.strategies.xcrawl.validator import Verdict, required_score, topic_affinity, validate
 from crawler.strategies.xcrawl.walk import (
     PageLink,
@@ -77,15 +78,25 @@ class XCrawl(Strategy):
         pinned = {"variant": self.variant} if self.variant else {}
         self.config = settings or xcrawl_settings(**pinned)
         self.stats = XcrawlStats()
-        base_topic = topic if topic is not None else None
+        self._focus(site, topic)
+        self._build_graph(rng)
+        self._start_bookkeeping()
+        self._seeds = [frontier.canonical(url) for url in site.seeds()]
+        if self.focused:
+            self._load_graph()
+            self._start_search(self._stored_template())
+
+    def _focus(self, site, topic) -> None:
+        """Widen the site's topic with its sample documents' terms; without one, go breadth-first."""
         samples = sample_texts(site)
-        self.tokens = (
-            topic_tokens(base_topic, samples, limit=self.config.sample_terms) if base_topic else []
-        )
-        self.topic = topic_with_tokens(base_topic, self.tokens) if base_topic else None
+        self.tokens = topic_tokens(topic, samples, limit=self.config.sample_terms) if topic else []
+        self.topic = topic_with_tokens(topic, self.tokens) if topic else None
         self.focused = self.topic is not None and not self.topic.is_empty()
         if not self.focused:
             logger.warning("Site %s has no topic: xCrawl crawls it breadth-first.", site)
+
+    def _build_graph(self, rng) -> None:
+        """Make the web graph, its weights and the walk over it."""
         self.graph = WebGraph()
         self.weights = GraphWeights(
             self.graph,
@@ -102,6 +113,9 @@ class XCrawl(Strategy):
             restart_probability=self.config.restart_probability,
             free_moves=self.config.free_moves,
         )
+
+    def _start_bookkeeping(self) -> None:
+        """Start the run's queues, verdicts, walk progress and search state empty."""
         self.links: dict[int, list[PageLink]] = {}  # fetched node -> its links with DOM areas
         self.verdicts: dict[int, bool] = {}  # stored verdicts of pages fetched before
         self.blocked: set[int] = set()  # nodes handed out in this run
@@ -112,17 +126,13 @@ class XCrawl(Strategy):
         self.no_new_hubs = 0
         self.walk_done = False
         self.final_pass = False
-        self.search: SiteSearchPhase | None = None
+        self.search: GetAuthorities | None = None
         self.search_template: str | None = None  # the site's search, known or detected
         self._searches: set[int] = set()  # nodes that are pages of that search
         self._scanned = 0  # graph nodes checked for being search pages
         self.search_checked = False
         self._last_was_walk = False
         self._observed_since_walk = 0
-        self._seeds = [frontier.canonical(url) for url in site.seeds()]
-        if self.focused:
-            self._load_graph()
-            self._start_search(self._stored_template())
 
     # --- The seam ------------------------------------------------------------------------
 
@@ -391,11 +401,11 @@ class XCrawl(Strategy):
             max_iterations=self.config.search_max_iterations,
             max_queries=self.config.search_max_queries,
         )
-        self.search = SiteSearchPhase(template, planner, results=self.config.search_results)
+        self.search = GetAuthorities(template, planner, results=self.config.search_results)
 
     def _stored_template(self) -> str | None:
-        found = SiteSearch.objects.filter(site=self.site).values_list("url_template", flat=True)
-        return found.first()
+        found = SiteSearch.objects.filter(site=self.site).url_templates()
+        return found.values_list("url_template", flat=True).first()
 
     def _maybe_find_search(self, observation: PageObservation) -> None:
         """Look for a GET search form on the first seed fetched, once per run."""
@@ -408,13 +418,11 @@ class XCrawl(Strategy):
             else None
         )
         body = version.raw_body() if version is not None else None
-        template = find_search_template(body, observation.url) if body else None
+        template = (
+            SiteSearch.objects.find_template(self.site, body, observation.url) if body else None
+        )
         if template is None:
             return
-        SiteSearch.objects.update_or_create(
-            site=self.site,
-            defaults={"url_template": template, "source": SiteSearch.Source.DETECTED},
-        )
         self._start_search(template)
 
     def _search_observed(self, observation: PageObservation, verdict: Verdict, node: int) -> None:
@@ -449,7 +457,7 @@ class XCrawl(Strategy):
 
     def _verdict(self, node: int, observation: PageObservation) -> Verdict:
         if not observation.ok:
-            return Verdict(False, reason=observation.error or "fetch failed")
+            return Verdict(False, reason=str(observation.error or "fetch failed"))
         if observation.analysis is None and node in self.verdicts:
             return Verdict(self.verdicts[node], reason="unchanged since validated")
         return validate(observation.analysis, self.topic, min_score=self.config.validator_min_score)

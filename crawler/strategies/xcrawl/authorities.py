@@ -15,8 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from crawler.fetch.result import ErrorKind, FetchError
+from crawler.sitesearch.template import search_url
 from crawler.strategies.xcrawl.querygen import Query, QueryPlanner
-from crawler.strategies.xcrawl.search import parse_hit_count, result_links, search_url
+from crawler.strategies.xcrawl.search import parse_hit_count, result_links
 
 
 @dataclass
@@ -27,8 +29,8 @@ class _Pending:
     new_authorities: int = 0
 
 
-class SiteSearchPhase:
-    """The query generation of one run against one search URL template."""
+class GetAuthorities:
+    """The query generation of one run against the site's search URL template."""
 
     def __init__(self, template: str, planner: QueryPlanner, *, results: int = 10) -> None:
         self.template = template
@@ -66,12 +68,14 @@ class SiteSearchPhase:
         """Tell whether `url` is a results page this phase is waiting for."""
         return url in self._pages
 
-    def observe_results_page(self, url: str, analysis: Any, error: str, admit) -> list[str]:
+    def observe_results_page(
+        self, url: str, analysis: Any, error: FetchError | None, admit
+    ) -> list[str]:
         """Read a fetched results page and return the result URLs to fetch next."""
         pending = self._pages.pop(url)
         query = pending.query
-        if error or analysis is None:
-            if error.startswith("robots"):
+        if error is not None or analysis is None:
+            if error is not None and error.kind == ErrorKind.ROBOTS:
                 self.failed = True  # the site does not want its search crawled
             if query.measure:
                 self.planner.record_hits(query.text, None)

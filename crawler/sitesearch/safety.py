@@ -3,7 +3,8 @@
 A form is refused when it logs in, signs up, comments, contacts, subscribes to a newsletter,
 checks out, uploads, or asks for a password, an email address, a file or free prose; and a
 POST form is refused unless something says it searches. GET forms without a search signal
-are left to HiWE's rule (every text box must match an LVS label), since GET does not change
+are left to the caller's rule (`crawler.sitesearch.detect`: a lone box labelled like a search
+box; hidden-web: HiWE's, every text box matches an LVS label), since GET does not change
 state by the HTTP contract.
 """
 

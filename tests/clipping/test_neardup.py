@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from clipping.dedup import find_original, fingerprint, store_bands
-from tests.clipping.conftest import make_clip
+from clipping.neardup import find_original, fingerprint, store_bands
 from tests.clipping.pages import RAIL, SOLAR
+from tests.factories import make_clip
 
 pytestmark = pytest.mark.django_db
 

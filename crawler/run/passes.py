@@ -1,0 +1,57 @@
+"""Run passes: work each crawl run does once before its links crawl, registered from outside.
+
+The run loop knows no pass by name; an app registers its own in its AppConfig.ready, as the
+crawler does for hidden-web crawling (`crawler/apps.py`):
+
+    from crawler.run.passes import register_run_pass
+    register_run_pass("hidden-web", search_pass)   # search_pass(context) -> anything
+
+Passes run in registration order, in the crawl thread, each with the run's `RunContext`. A
+pass that raises is logged and the crawl goes on, unless the run was taken over.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from crawler.models import Page, Site
+from crawler.run.backend import FetchBackend
+from crawler.run.frontier import Frontier
+from crawler.topic import Topic
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a run pass may use of the run: its site, frontier, fetching loop and page budget."""
+
+    site: Site
+    frontier: Frontier
+    backend: FetchBackend
+    call: Callable[[Coroutine[Any, Any, Any]], Any]  # run a coroutine on the fetching loop
+    handle: Callable[[Page, Any], object]  # store a fetched page as the run loop does
+    budget: Callable[[], int]  # pages the run may still fetch
+    topic: Topic | None
+    rng: random.Random
+
+
+RunPass = Callable[[RunContext], object]
+_passes: dict[str, RunPass] = {}
+
+
+def register_run_pass(name: str, run_pass: RunPass) -> RunPass:
+    """Add (or replace) the pass called `name`; every later run makes it."""
+    _passes[name] = run_pass
+    return run_pass
+
+
+def unregister_run_pass(name: str) -> None:
+    """Remove the pass called `name` (no error if absent)."""
+    _passes.pop(name, None)
+
+
+def run_passes() -> list[tuple[str, RunPass]]:
+    """Return the registered passes with their names, in registration order."""
+    return list(_passes.items())

@@ -155,7 +155,7 @@ def new_spans(
 
 def keyword_index() -> KeywordIndex:
     """Return the shared index of every active list (kept current by clipping.matching)."""
-    from clipping.matching.shared import current_index  # the matching module imports models
+    from clipping.matching.live import current_index  # the matching module imports models
 
     return current_index()
 

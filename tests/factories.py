@@ -13,7 +13,7 @@ from django.utils import timezone
 from analyzer import analyze
 from clipping.ingest import IngestResult, ingest
 from clipping.matching import KeywordIndex, current_index
-from clipping.matching.shared import refresh_index
+from clipping.matching.live import refresh_index
 from clipping.models import Clip, KeywordList, Match
 from crawler.models import CrawlRun, Page, PageVersion, Site
 

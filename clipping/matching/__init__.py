@@ -44,13 +44,13 @@ __all__ = [
 def current_index() -> KeywordIndex:
     """Return this process's index of every active list, kept in step with the database."""
     # Imported here: the rest of the package is pure and runs without Django (benchmarks).
-    from clipping.matching.shared import current_index as shared_index  # noqa: PLC0415
+    from clipping.matching.live import current_index as shared_index  # noqa: PLC0415
 
     return shared_index()
 
 
 def refresh_index() -> tuple[int, int]:
     """Apply the database's list changes to this process's index now: (added, removed)."""
-    from clipping.matching.shared import refresh_index as refresh  # noqa: PLC0415
+    from clipping.matching.live import refresh_index as refresh  # noqa: PLC0415
 
     return refresh()

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 from analyzer.encoding import decode
 from crawler.fetch.result import FetchResult
 from crawler.hiddenweb.browser import BrowserError, FormBrowser
-from crawler.run.backend import FetchBackend
+from crawler.run.fetching import FetchBackend
 from crawler.sitesearch.analysis import Form
 from crawler.sitesearch.template import SearchRequest
 

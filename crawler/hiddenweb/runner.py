@@ -42,8 +42,8 @@ from crawler.hiddenweb.session import FormContext, FormOutcome, FormSearch
 from crawler.hiddenweb.store import learn_domains, load_table, order_by_staleness, sync_keywords
 from crawler.models import Page, Site
 from crawler.models.sitesearch import SiteSearch
-from crawler.run import step as pipeline
-from crawler.run.backend import FetchBackend, open_backend
+from crawler.run import step
+from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
 from crawler.run.passes import RunContext
 from crawler.sitesearch.analysis import Form, FormParseError, analyze_forms
@@ -350,7 +350,7 @@ def _follow(
         frontier.take([url])
         page = pages[url]
         fetched = requester.call(
-            pipeline.fetch_page(
+            step.fetch_page(
                 requester.backend,
                 page.url,
                 etag=page.etag,
@@ -362,6 +362,6 @@ def _follow(
         if handle is not None:
             handle(page, fetched)
         else:
-            pipeline.process(frontier, None, page, fetched)
+            step.process(frontier, None, page, fetched)
         followed += 1
     return followed

@@ -38,9 +38,9 @@ from crawler.canonical import BadURL
 from crawler.conf import crawler_settings
 from crawler.fetch.result import FetchResult
 from crawler.models import CrawlRun, Page, Site
-from crawler.run import step as pipeline
-from crawler.run.backend import FetchBackend, open_backend
+from crawler.run import step
 from crawler.run.claims import beat, finish_run, start_run
+from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
 from crawler.run.passes import RunContext, run_passes
 from crawler.store.pages import error_text
@@ -135,7 +135,7 @@ def render_page(page_id: int) -> int | None:
             fetched = loop.call(backend.render(page.url))
         finally:
             loop.call(backend.aclose())
-    return pipeline.process(Frontier(page.site), None, page, fetched).version_id
+    return step.process(Frontier(page.site), None, page, fetched).version_id
 
 
 class RunLoop:
@@ -207,7 +207,7 @@ class RunLoop:
                 if room >= batch or (room > 0 and not in_flight):
                     for page in self._next_pages(room):
                         future = loop.submit(
-                            pipeline.fetch_page(
+                            step.fetch_page(
                                 fetcher,
                                 page.url,
                                 etag=page.etag,
@@ -285,7 +285,7 @@ class RunLoop:
         return [pages[u] for u in urls if u in pages]
 
     def _handle(self, page: Page, fetched: FetchResult) -> None:
-        outcome = pipeline.process(
+        outcome = step.process(
             self.frontier, self.run, page, fetched, render_shells=self.render_shells
         )
         observation = outcome.observation

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from crawler.models import Page, Site
-from crawler.run.backend import FetchBackend
+from crawler.run.fetching import FetchBackend
 from crawler.run.frontier import Frontier
 from crawler.topic import Topic
 

@@ -17,7 +17,7 @@ from django.utils import timezone
 from crawler.extract.page import extract
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page
-from crawler.run.backend import FetchBackend, is_html, looks_like_script_shell
+from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
 from crawler.store import pages as storage
 from crawler.store.pages import Extracted

@@ -7,7 +7,6 @@ publisher run as Celery tasks in this process, and a real SMTP server.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from urllib.parse import parse_qsl
 
 import pytest
@@ -21,20 +20,6 @@ from crawler.run.loop import crawl
 from tests.crawler.hiddenweb_site import DeepWebSite, build_stories
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture
-def eager_celery() -> Iterator[None]:
-    """Run queued tasks (ingest, mail) in this process as a worker would."""
-    from config.celery_app import app
-
-    app.conf.task_always_eager = True
-    app.conf.task_eager_propagates = True
-    try:
-        yield
-    finally:
-        app.conf.task_always_eager = False
-        app.conf.task_eager_propagates = False
 
 
 def archive_site(web: DeepWebSite) -> Site:

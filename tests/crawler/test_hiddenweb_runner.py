@@ -265,7 +265,7 @@ def test_a_crawl_run_with_no_keywords_sends_nothing_to_any_form(provider):
 def test_a_run_searches_its_own_keywords_even_when_another_run_rewrites_the_users_row():
     from crawler.hiddenweb.runner import search_site
     from crawler.hiddenweb.store import sync_keywords
-    from crawler.run.backend import open_backend
+    from crawler.run.fetching import open_backend
     from crawler.run.frontier import Frontier
 
     with DeepWebSite(build_stories(40)) as web:

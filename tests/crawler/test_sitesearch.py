@@ -16,22 +16,8 @@ from crawler.models.sitesearch import SiteSearch
 from crawler.sitesearch.analysis import analyze_forms
 from crawler.sitesearch.detect import find_search_template, find_search_templates
 from crawler.sitesearch.template import search_url
+from tests.crawler.search_pages import HOME, PAGE
 from tests.factories import make_user
-
-PAGE = "http://news.example/home"
-
-HOME = """<html><body>
-<form action="/account/login" method="post"><input name="u"><input name="p" type="password"></form>
-<form action="/search?old=1" method="get" role="search">
-  <input type="hidden" name="lang" value="en">
-  <label for="q">Search</label><input id="q" name="q">
-  <select name="section"><option value="all" selected>All</option><option value="w">World</option></select>
-  <select name="sort"><option value="rel">Relevance</option><option value="new">Newest</option></select>
-  <button>Search</button>
-</form>
-<form action="/search/advanced" method="post"><input name="w" placeholder="All of these words">
-  <select name="sec"><option value="any">Any</option></select><input type="submit" value="Find"></form>
-</body></html>"""
 
 SEARCH_HOME = """<!doctype html><html lang='en'><head><title>Shop</title></head><body>
 <header><form action="/find" method="get" role="search">

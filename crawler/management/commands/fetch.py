@@ -12,7 +12,7 @@ from crawler.canonical import canonicalize
 from crawler.extract.page import extract
 from crawler.fetch.result import FetchResult
 from crawler.models import Site
-from crawler.run.backend import FetchBackend, is_html
+from crawler.run.fetching import FetchBackend, is_html
 
 
 class Command(BaseCommand):

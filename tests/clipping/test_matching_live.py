@@ -9,7 +9,7 @@ from django.core.cache import cache
 
 from clipping.matching import CompiledTerm, current_index, refresh_index
 from clipping.matching.compile import COMPILE_VERSION, line_cache
-from clipping.matching.shared import SharedIndex, _line_key, lists_version
+from clipping.matching.live import SharedIndex, _line_key, lists_version
 from clipping.models import KeywordList
 
 pytestmark = pytest.mark.django_db
@@ -71,7 +71,7 @@ def test_stored_text_that_no_longer_parses_matches_nothing_and_is_logged(alice, 
     shared = SharedIndex()
     good = make_list(alice, "election")
     broken = make_list(alice, 'election\n"unclosed')  # written past the form
-    with caplog.at_level(logging.WARNING, logger="clipping.matching.shared"):
+    with caplog.at_level(logging.WARNING, logger="clipping.matching.live"):
         shared.refresh()
     assert shared.index.list_ids() == {good.id}
     assert f"Keyword list {broken.id} does not parse" in caplog.text

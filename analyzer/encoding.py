@@ -56,6 +56,23 @@ _MIN_DETECT_BYTES = 32
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_.:\-]+)""", re.IGNORECASE)
 # Lone surrogates cannot be encoded for lxml; NUL becomes U+FFFD as the HTML standard says.
 _UNSAFE = re.compile("[\x00\ud800-\udfff]")
+# Characters that XML 1.0, mail headers or HTML refuse, or that carry nothing a reader sees:
+# C0 controls but tab, line feed and carriage return (vertical tab and form feed read as a
+# space), DEL and the C1 controls are dropped; noncharacters become U+FFFD.
+_SPACE_CONTROLS = re.compile("[\x0b\x0c]")
+_CONTROLS = re.compile("[\x01-\x08\x0e-\x1f\x7f-\x9f]")
+_NONCHARACTERS = re.compile(
+    "[\ufdd0-\ufdef"
+    + "".join(chr(plane << 16 | low) for plane in range(17) for low in (0xFFFE, 0xFFFF))
+    + "]"
+)
+# Numeric character references, which the parser would turn into the characters above.
+_REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));?")
+# Charset labels browsers never honour (UTF-7 smuggles markup past filters) and Python
+# codecs that are no character encodings of the web.
+_REFUSED_CODECS = frozenset(
+    {"utf-7", "unicode-escape", "raw-unicode-escape", "punycode", "idna", "undefined"}
+)
 
 
 def codec_for(label: str | None) -> str | None:
@@ -66,9 +83,14 @@ def codec_for(label: str | None) -> str | None:
     name = (found.group(1) if found else label).strip().strip("\"'").lower()
     name = _WHATWG.get(name, name)
     try:
-        return codecs.lookup(name).name
+        info = codecs.lookup(name)
     except LookupError:
         return None
+    if info.name.replace("_", "-") in _REFUSED_CODECS or not getattr(
+        info, "_is_text_encoding", True
+    ):
+        return None
+    return info.name
 
 
 def sniff(data: bytes, declared_encoding: str | None = None) -> tuple[str, str]:
@@ -103,10 +125,40 @@ def decode(data: bytes, declared_encoding: str | None = None) -> tuple[str, str]
 
 
 def clean(text: str) -> str:
-    """Return text without a leading BOM, lone surrogates and NUL replaced by U+FFFD."""
+    """Return text without a leading BOM, with only characters every output accepts."""
     if text.startswith("\ufeff"):
         text = text[1:]
-    return _UNSAFE.sub("\ufffd", text)
+    return printable(_UNSAFE.sub("\ufffd", text))
+
+
+def printable(text: str) -> str:
+    """Return text that XML 1.0, mail and HTML accept: see `_CONTROLS` and `_NONCHARACTERS`.
+
+    Numeric references to such characters ("&#1;", "&#x1b;", "&#xFFFE;") are neutralised
+    the same way, so the parser cannot bring them back.
+    """
+    if "&#" in text:
+        text = _REFERENCE.sub(_reference, text)
+    text = _SPACE_CONTROLS.sub(" ", text)
+    text = _CONTROLS.sub("", text)
+    return _NONCHARACTERS.sub("\ufffd", text)
+
+
+def _reference(found: re.Match[str]) -> str:
+    hexadecimal, decimal = found.groups()
+    point = int(hexadecimal, 16) if hexadecimal else int(decimal)
+    if point in (0x09, 0x0A, 0x0D) or 0x20 <= point < 0x7F:
+        return found.group(0)
+    if 0x80 <= point <= 0x9F:
+        # The HTML standard reads these as windows-1252; the five it leaves undefined go.
+        return bytes([point]).decode("cp1252", errors="ignore")
+    if point in (0x0B, 0x0C):
+        return " "
+    if point < 0x20 or point == 0x7F:
+        return ""
+    if point > 0x10FFFF or 0xD800 <= point <= 0xDFFF:
+        return "\ufffd"
+    return "\ufffd" if _NONCHARACTERS.match(chr(point)) else found.group(0)
 
 
 def _bom_of(data: bytes) -> bytes:

@@ -17,7 +17,7 @@ from analyzer.areas import (
     thresholds,
 )
 from analyzer.content import Content, find_content
-from analyzer.encoding import clean, decode
+from analyzer.encoding import clean, decode, printable
 from analyzer.errors import NotHTMLError, PageTooLargeError
 from analyzer.kind import page_kind
 from analyzer.links import CONTEXT_CHARS, Resolver
@@ -138,7 +138,7 @@ def read_input(html: str | bytes, declared_encoding: str | None) -> tuple[str, s
             f"input looks binary: {junk} of its first {len(head)} characters are control "
             f"characters or undecodable bytes"
         )
-    return text, codec
+    return printable(text), codec
 
 
 def _add_areas(

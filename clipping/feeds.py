@@ -16,7 +16,7 @@ from django.utils.feedgenerator import Atom1Feed
 from accounts.models import User
 from clipping.conf import clipping_settings
 from clipping.models import Clip, Match
-from clipping.safetext import highlight_html, one_line, safe_url
+from clipping.safetext import highlight_html, one_line, output_safe, safe_url
 
 
 def clips_with_my_matches(user: User, keyword_list: object | None = None) -> QuerySet[Clip]:
@@ -42,10 +42,24 @@ def clips_with_my_matches(user: User, keyword_list: object | None = None) -> Que
     )
 
 
+class SafeAtomFeed(Atom1Feed):
+    """Atom that any stored text can go into: refused characters become U+FFFD."""
+
+    def __init__(self, title: str, link: str, description: str, **kwargs: object) -> None:
+        super().__init__(output_safe(title), link, output_safe(description or ""), **_safe(kwargs))
+
+    def add_item(self, title: str, link: str, description: str, **kwargs: object) -> None:
+        super().add_item(output_safe(title), link, output_safe(description or ""), **_safe(kwargs))
+
+
+def _safe(values: dict[str, object]) -> dict[str, object]:
+    return {k: output_safe(v) if isinstance(v, str) else v for k, v in values.items()}
+
+
 class ClipFeed(Feed):
     """The newest clips of one user: title, link, highlighted summary, list names."""
 
-    feed_type = Atom1Feed
+    feed_type = SafeAtomFeed
 
     def get_object(self, request: HttpRequest, token: str) -> User:
         return get_object_or_404(User, feed_token=token, is_active=True)

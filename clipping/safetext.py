@@ -15,10 +15,24 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 _SAFE_SCHEMES = {"http", "https"}
+# What XML 1.0, mail headers or HTML refuse: C0 and C1 controls (but tab, line feed, carriage
+# return), lone surrogates, noncharacters. Stored text from before the analyzer cleaned it,
+# or typed by a person, may still hold them.
+_UNSAFE_OUTPUT = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufdd0-\ufdef"
+    + "".join(chr(plane << 16 | low) for plane in range(17) for low in (0xFFFE, 0xFFFF))
+    + "]"
+)
+
+
+def output_safe(text: str) -> str:
+    """Return text with every character an output refuses replaced by U+FFFD, one for one."""
+    return _UNSAFE_OUTPUT.sub("\ufffd", text)
 
 
 def one_line(text: str, limit: int | None = None) -> str:
     """Return text on one line: control and format characters dropped, white space collapsed."""
+    text = output_safe(text).replace("\ufffd", "")
     cleaned = "".join(
         " " if char.isspace() else char
         for char in text
@@ -46,6 +60,7 @@ def safe_url(url: str) -> str:
 
 def pieces(text: str, spans: Iterable[Sequence[object]]) -> list[tuple[str, bool]]:
     """Return text cut into (piece, highlighted) runs; overlapping spans merge."""
+    text = output_safe(text)
     ranges = sorted(
         (max(0, int(span[0])), min(len(text), int(span[1])))  # type: ignore[call-overload]
         for span in spans

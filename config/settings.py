@@ -141,6 +141,8 @@ if TESTING:
 LOGIN_URL = "account_login"
 LOGIN_REDIRECT_URL = "dashboard"
 ACCOUNT_LOGOUT_REDIRECT_URL = "home"
+# A password-reset link works for one hour (Django's default is three days).
+PASSWORD_RESET_TIMEOUT = 3600
 ACCOUNT_ADAPTER = "accounts.adapter.AccountAdapter"
 ACCOUNT_LOGIN_METHODS = {"email"}
 ACCOUNT_SIGNUP_FIELDS = ["email*", "password1*", "password2*"]

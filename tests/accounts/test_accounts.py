@@ -267,3 +267,15 @@ def test_deleting_the_account_removes_every_record_of_the_person(client, alice, 
     assert not Digest.objects.filter(id=digest.id).exists()
     assert not Delivery.objects.filter(user_id=alice.id).exists()
     assert client.get(reverse("dashboard")).status_code == 302  # logged out
+
+
+def test_a_password_reset_link_expires_after_one_hour(alice, time_machine):
+    from allauth.account.forms import default_token_generator
+
+    time_machine.move_to("2026-01-05 09:00:00+00:00", tick=False)
+    token = default_token_generator.make_token(alice)
+
+    time_machine.move_to("2026-01-05 09:59:00+00:00", tick=False)
+    assert default_token_generator.check_token(alice, token)
+    time_machine.move_to("2026-01-05 10:01:00+00:00", tick=False)
+    assert not default_token_generator.check_token(alice, token)

@@ -172,3 +172,36 @@ def test_utf8_with_a_damaged_byte_is_still_utf8_when_undeclared() -> None:
 def test_lone_surrogates_and_nul_in_text_input_become_replacement_characters() -> None:
     analysis = analyze("<p>solar\ud800panels\x00here</p>")
     assert analysis.text == "solar\ufffdpanels\ufffdhere"
+
+
+@pytest.mark.parametrize(
+    "markup",
+    ["a&#1;b", "a&#x1b;b", "a\x02b", "a&#x7f;b", "a\x9bb", "a&#x81;b"],
+)
+def test_controls_raw_or_as_references_never_leave_the_analyzer(markup):
+    html = f"<html><head><title>{markup}</title></head><body><h1>{markup}</h1></body></html>"
+
+    for page in (html, html.encode()):
+        analysis = analyze(page, "http://news.example/")
+        assert analysis.title == "ab"
+        assert not any(
+            0x7F <= ord(c) <= 0x9F or ord(c) < 0x20 for c in analysis.text if c not in "\t\n\r"
+        )
+
+
+@pytest.mark.parametrize(
+    "markup", ["&#xFFFE;", "&#xffff;", "\ufdd0", "&#x1FFFF;", "&#xD800;", "&#1114112;"]
+)
+def test_noncharacters_and_impossible_references_become_the_replacement_character(markup):
+    analysis = analyze(f"<title>a{markup}b</title><p>x</p>", "http://news.example/")
+
+    assert analysis.title == "a\ufffdb"
+
+
+def test_a_page_declaring_utf7_is_not_decoded_as_utf7():
+    body = b"<html><body><p>+ADw-script+AD4-alert(1)+ADw-/script+AD4-</p></body></html>"
+
+    text, codec = decode(body, "text/html; charset=UTF-7")
+
+    assert codec != "utf_7" and "+ADw-script+AD4-" in text
+    assert "<script" not in analyze(body, "http://news.example/", declared_encoding="UTF-7").text

@@ -66,3 +66,19 @@ def test_my_clips_page_shows_my_feed_url(client, alice):
     client.force_login(alice)
     page = client.get(reverse("clip_index")).content.decode()
     assert reverse("clip_feed", args=[alice.feed_token]) in page
+
+
+@pytest.mark.parametrize(
+    "bad", ["\x01", "\x1b", "\x0c", "\x7f", "\x85", "\ufffe", "\uffff", "\U0010ffff"]
+)
+def test_a_stored_control_or_noncharacter_leaves_the_feed_valid_xml(client, alice, bad):
+    energy = make_list(alice, "Energy", "subsidy")
+    make_match(energy, title=f"Solar{bad} news", summary=f"The subsidies{bad} rise again.")
+    alice.first_name = f"Alice{bad}"
+    alice.save()
+
+    found = entries(client.get(reverse("clip_feed", args=[alice.feed_token])))
+
+    assert found[0].find(f"{ATOM}title").text == "Solar news"
+    summary = found[0].find(f"{ATOM}summary").text
+    assert "<mark>subsidies</mark>\ufffd rise again" in summary

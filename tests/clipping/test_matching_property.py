@@ -6,6 +6,8 @@ with a build, its matches are also compared with the pure-Python index's.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -147,8 +149,11 @@ def test_with_new_text_the_index_keeps_the_spans_the_naive_loop_keeps(
     assert found == NaiveMatcher(lists).match(text, host=host, new_text=new_text)
 
 
+# `make test` builds the compiled index first and sets WEBCLIP_REQUIRE_COMPILED: there a
+# missing build fails this test; elsewhere (make test-fast, no C compiler) it is left out.
 @pytest.mark.skipif(
-    compiled.load() is None, reason="no current mypyc build (make compile-matching)"
+    compiled.load() is None and not os.environ.get("WEBCLIP_REQUIRE_COMPILED"),
+    reason="no current mypyc build (make compile-matching)",
 )
 @checks
 @given(

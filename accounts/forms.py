@@ -1,4 +1,8 @@
+from typing import Any
+
+from allauth.account.adapter import get_adapter
 from django import forms
+from django.contrib.admin.forms import AdminAuthenticationForm
 
 from accounts.models import User, time_zone_choices
 
@@ -44,3 +48,20 @@ class DeleteAccountForm(forms.Form):
         if not self.user.check_password(password):
             raise forms.ValidationError("That is not your password.")
         return password
+
+
+class AdminLoginForm(AdminAuthenticationForm):
+    """Admin login that counts failures in the same cache buckets as the allauth login."""
+
+    def clean(self) -> dict[str, Any]:
+        email = self.cleaned_data.get("username")
+        password = self.cleaned_data.get("password")
+        if email is not None and password:
+            # The adapter refuses once "login_failed" is spent for this address or REMOTE_ADDR
+            # (X-Forwarded-For counts only with ALLAUTH_TRUSTED_PROXY_COUNT set).
+            adapter = get_adapter(self.request)
+            self.user_cache = adapter.authenticate(self.request, email=email, password=password)
+            if self.user_cache is None:
+                raise self.get_invalid_login_error()
+            self.confirm_login_allowed(self.user_cache)
+        return self.cleaned_data

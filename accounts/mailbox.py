@@ -6,9 +6,14 @@ import email
 import email.policy
 from dataclasses import dataclass
 from email.message import EmailMessage
+from email.utils import getaddresses
 from pathlib import Path
 
+from django.db.models import Q
+from django.http import HttpRequest
+
 _SEPARATOR = "-" * 79
+_SESSION_KEY = "mailbox_addresses"
 
 
 @dataclass(frozen=True)
@@ -33,8 +38,11 @@ class StoredMail:
             text,
         )
 
+    def recipients(self) -> set[str]:
+        return {address.lower() for _, address in getaddresses([self.to]) if address}
 
-def read_mailbox(folder: str | Path, limit: int = 50) -> list[StoredMail]:
+
+def read_mailbox(folder: str | Path, limit: int | None = 50) -> list[StoredMail]:
     """Return the newest messages first."""
     path = Path(folder)
     if not path.is_dir():
@@ -45,6 +53,29 @@ def read_mailbox(folder: str | Path, limit: int = 50) -> list[StoredMail]:
         for chunk in reversed([c for c in chunks if c.strip()]):
             message = email.message_from_string(chunk, policy=email.policy.default)
             mails.append(StoredMail.from_message(file.name, message))  # type: ignore[arg-type]
-            if len(mails) >= limit:
+            if limit is not None and len(mails) >= limit:
                 return mails
     return mails
+
+
+def grant_address(request: HttpRequest, address: str) -> None:
+    """Let this session read the mail sent to one address."""
+    granted = set(request.session.get(_SESSION_KEY, []))
+    granted.add(address.lower())
+    request.session[_SESSION_KEY] = sorted(granted)
+
+
+def readable_addresses(request: HttpRequest) -> set[str]:
+    """Return the addresses whose mail this visitor may read: session grants and own addresses."""
+    addresses = {a.lower() for a in request.session.get(_SESSION_KEY, [])}
+    user = request.user
+    if user.is_authenticated:
+        own = user.emailaddress_set.filter(Q(verified=True) | Q(primary=True))
+        addresses |= {a.lower() for a in own.values_list("email", flat=True)}
+    return addresses
+
+
+def read_mailbox_for(folder: str | Path, addresses: set[str], limit: int = 50) -> list[StoredMail]:
+    """Return the newest messages sent to any of these addresses."""
+    mails = read_mailbox(folder, limit=None)
+    return [mail for mail in mails if mail.recipients() & addresses][:limit]

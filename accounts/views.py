@@ -45,14 +45,22 @@ def delete_account(request: HttpRequest) -> HttpResponse:
 
 
 def mailbox(request: HttpRequest) -> HttpResponse:
-    """Show the local mailbox; only while DEBUG with the file email backend."""
+    """Show the local mailbox: all of it to staff, a visitor's own mail to anyone else."""
     from django.conf import settings
+    from django.contrib.auth.views import redirect_to_login
     from django.http import Http404
 
-    from accounts.mailbox import read_mailbox
+    from accounts.mailbox import read_mailbox, read_mailbox_for, readable_addresses
 
     if not (settings.DEBUG and settings.EMAIL_PROVIDER == "file"):
         raise Http404
+    if request.user.is_staff:
+        mails = read_mailbox(settings.EMAIL_FILE_PATH)
+    else:
+        addresses = readable_addresses(request)
+        if not addresses:
+            return redirect_to_login(request.get_full_path())
+        mails = read_mailbox_for(settings.EMAIL_FILE_PATH, addresses)
     return render(
-        request, "accounts/mailbox.html", {"mails": read_mailbox(settings.EMAIL_FILE_PATH)}
+        request, "accounts/mailbox.html", {"mails": mails, "everyone": request.user.is_staff}
     )

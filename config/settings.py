@@ -156,6 +156,9 @@ ACCOUNT_PREVENT_ENUMERATION = True
 ACCOUNT_LOGOUT_ON_GET = False
 ACCOUNT_EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SITE_URL.startswith("https") else "http"
+# Rate limits key on REMOTE_ADDR; behind N reverse proxies set TRUSTED_PROXY_COUNT=N so the
+# client address is read from X-Forwarded-For, never from a header a client can forge.
+ALLAUTH_TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0, minimum=0)
 ACCOUNT_RATE_LIMITS = {
     "login": env_str("RATE_LIMIT_LOGIN", "30/m/ip"),
     "login_failed": env_str("RATE_LIMIT_LOGIN_FAILED", "10/m/ip,5/5m/key"),
@@ -224,6 +227,20 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'none'"],
     }
 }
+
+# Whitenoise answers static requests before any view middleware runs, so django-csp never sees
+# them: the same policy and nosniff are added to every static file here.
+_STATIC_CSP = "; ".join(
+    " ".join([name, *values]) for name, values in CONTENT_SECURITY_POLICY["DIRECTIVES"].items()
+)
+
+
+def _static_security_headers(headers, path: str, url: str) -> None:
+    headers["Content-Security-Policy"] = _STATIC_CSP
+    headers["X-Content-Type-Options"] = "nosniff"
+
+
+WHITENOISE_ADD_HEADERS_FUNCTION = _static_security_headers
 
 # --- Email -------------------------------------------------------------------------------------
 # EMAIL_PROVIDER: "file" (default: a local mailbox folder, read with `manage.py mailbox` or at

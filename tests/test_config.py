@@ -130,6 +130,18 @@ def test_pages_carry_security_headers(client):
     assert "unsafe-inline" not in csp
 
 
+def test_static_files_carry_the_content_security_policy_and_nosniff(client, settings):
+    settings.WHITENOISE_USE_FINDERS = True  # serve from static/ without collectstatic
+    css = next(path.name for path in (ROOT / "static" / "css").glob("*.css"))
+
+    response = client.get(f"{settings.STATIC_URL}css/{css}")
+
+    assert response.status_code == 200
+    assert response["X-Content-Type-Options"] == "nosniff"
+    csp = response["Content-Security-Policy"]
+    assert "script-src 'self'" in csp and "frame-ancestors 'none'" in csp
+
+
 def run_embedded(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
     """Run manage.py with none of the production env vars: the laptop defaults apply."""
     service_vars = {

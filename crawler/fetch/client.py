@@ -148,6 +148,8 @@ class Fetcher:
         body: bytes | None = None,
     ) -> FetchResult:
         """Fetch `url`, checking every redirect hop as if it were a new URL."""
+        # Rules with no site origins exempt this URL's origin only, never a redirect target.
+        rules = rules.scoped_to(url)
         budget = self.policy.total_timeout
         redirects: list[str] = []
         current = url
@@ -258,15 +260,11 @@ class Fetcher:
         async with self._in_flight:
             yield
 
-    async def _session(self, rules: SiteRules) -> aiohttp.ClientSession:
-        key = (rules.allow_private_network, rules.allowed_networks)
+    async def _session(self, rules: SiteRules, url: str) -> aiohttp.ClientSession:
+        key = (rules.exempts(url), rules.allowed_networks)
         session = self._sessions.get(key)
         if session is None or session.closed:
-            resolver = VettingResolver(
-                self.resolver,
-                allow_private=rules.allow_private_network,
-                allowed=rules.allowed_networks,
-            )
+            resolver = VettingResolver(self.resolver, allow_private=key[0], allowed=key[1])
             connector = aiohttp.TCPConnector(
                 resolver=resolver,
                 use_dns_cache=False,  # every new connection is resolved and vetted afresh
@@ -303,7 +301,7 @@ class Fetcher:
         timeout = aiohttp.ClientTimeout(
             total=None, sock_connect=policy.connect_timeout, sock_read=policy.read_timeout
         )
-        session = await self._session(rules)
+        session = await self._session(rules, url)
         started = time.monotonic()
         try:
             if budget <= 0:
@@ -348,14 +346,15 @@ def check_url(url: str, rules: SiteRules) -> FetchError | None:
         return FetchError(ErrorKind.URL, f"scheme {parts.scheme!r} is not http or https")
     if not parts.hostname or not client_host:
         return FetchError(ErrorKind.URL, "URL has no host")
-    if not rules.allow_private_network:
-        for host in dict.fromkeys((parts.hostname, client_host)):
-            try:
-                reason = host_refusal(host, rules.allowed_networks)
-            except ValueError as exc:  # a bad allowed_networks entry: refuse rather than guess
-                return FetchError(ErrorKind.SSRF, f"bad allowed network: {exc}")
-            if reason:
-                return FetchError(ErrorKind.SSRF, reason)
+    # The private-network exemption covers the site's own origins only.
+    exempt = rules.exempts(url)
+    for host in dict.fromkeys((parts.hostname, client_host)):
+        try:
+            reason = host_refusal(host, rules.allowed_networks, allow_private=exempt)
+        except ValueError as exc:  # a bad allowed_networks entry: refuse rather than guess
+            return FetchError(ErrorKind.SSRF, f"bad allowed network: {exc}")
+        if reason:
+            return FetchError(ErrorKind.SSRF, reason)
     return None
 
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
+from urllib.parse import urlsplit
+
+from crawler.fetch.robots import origin_of
 
 DEFAULT_USER_AGENT = "WebclipBot/0.1 (+https://example.invalid/bot)"
 # A product token (what robots.txt groups name), then somewhere a URL where site owners
@@ -52,6 +55,22 @@ class SiteRules:
     allow_private_network: bool = False
     # Networks reachable even without allow_private_network ("10.1.2.0/24", "192.168.1.5").
     allowed_networks: tuple[str, ...] = ()
+    # The origins allow_private_network covers (scheme://host[:port] of the root URL and
+    # seeds); empty means the origin a fetch starts from, never the origins it redirects to.
+    private_origins: tuple[str, ...] = ()
+
+    def exempts(self, url: str) -> bool:
+        """Tell whether `url` may reach private addresses: the flag is on and it is our origin."""
+        if not self.allow_private_network:
+            return False
+        return not self.private_origins or url_origin(url) in self.private_origins
+
+    def scoped_to(self, url: str) -> SiteRules:
+        """Return these rules with an unscoped private exemption narrowed to `url`'s origin."""
+        origin = url_origin(url)
+        if not self.allow_private_network or self.private_origins or origin is None:
+            return self
+        return replace(self, private_origins=(origin,))
 
     @classmethod
     def of(cls, site: Any) -> SiteRules:
@@ -63,7 +82,29 @@ class SiteRules:
                 getattr(site, "allow_private_network", cls.allow_private_network)
             ),
             allowed_networks=tuple(getattr(site, "allowed_networks", None) or ()),
+            private_origins=site_origins(site),
         )
+
+
+def url_origin(url: str) -> str | None:
+    """Return the origin (scheme://host[:port], default port left out) of `url`, or None."""
+    url = url.strip()
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a bad port
+    except ValueError:
+        return None
+    if parts.scheme not in {"http", "https"} or not parts.hostname:
+        return None
+    return origin_of(url)
+
+
+def site_origins(site: Any) -> tuple[str, ...]:
+    """Return the origins of a site's root URL and seeds, as configured."""
+    seeds = getattr(site, "seeds", None)
+    urls = seeds() if callable(seeds) else [getattr(site, "root_url", None) or ""]
+    origins = (url_origin(url) for url in urls if url)
+    return tuple(dict.fromkeys(o for o in origins if o))
 
 
 def policy_from_settings(**overrides: Any) -> FetchPolicy:

@@ -40,6 +40,21 @@ class SSRFRefused(OSError):
     """A host or address the site may not reach; raised inside the connector."""
 
 
+def never_reachable(ip: IPAddress) -> str | None:
+    """Return why `ip` is refused whatever a site allows (metadata, link-local), or None."""
+    if ip in _METADATA:
+        return "cloud metadata address"
+    if isinstance(ip, ipaddress.IPv6Address):
+        embedded = _embedded_ipv4(ip)
+        if embedded is not None:
+            form, inner = embedded
+            reason = never_reachable(inner)
+            return f"{form} form of {inner} ({reason})" if reason else None
+    if ip.is_link_local:
+        return "link-local address"
+    return None
+
+
 def address_refusal(ip: IPAddress) -> str | None:
     """Return why `ip` may not be fetched from, or None for a public address."""
     if ip in _METADATA:
@@ -99,24 +114,38 @@ def networks(specs: tuple[str, ...]) -> tuple[IPNetwork, ...]:
     return tuple(ipaddress.ip_network(spec.strip(), strict=False) for spec in specs)
 
 
-def refusal(ip: IPAddress, allowed: tuple[str, ...] = ()) -> str | None:
-    """Return why `ip` is refused unless it sits in one of the `allowed` networks."""
+def refusal(
+    ip: IPAddress, allowed: tuple[str, ...] = (), *, allow_private: bool = False
+) -> str | None:
+    """Return why `ip` is refused unless private ones are allowed or it is in `allowed`."""
+    never = never_reachable(ip)
+    if never or allow_private:
+        return never
     if allowed and any(ip in net for net in networks(allowed) if net.version == ip.version):
         return None
     return address_refusal(ip)
 
 
-def host_refusal(host: str, allowed: tuple[str, ...] = ()) -> str | None:
+def host_refusal(
+    host: str, allowed: tuple[str, ...] = (), *, allow_private: bool = False
+) -> str | None:
     """Return why a URL host is refused before any DNS lookup, or None to go on resolving."""
     host = host.strip().lower()
     if not host:
         return "empty host"
     ip = parse_ip(host)
     if ip is not None:
-        reason = refusal(ip, allowed)
+        reason = refusal(ip, allowed, allow_private=allow_private)
         return f"{host}: {reason}" if reason else None
     if _INET_ATON.fullmatch(host):
-        return f"{host}: odd numeric spelling of an IP address"
+        if not allow_private:
+            return f"{host}: odd numeric spelling of an IP address"
+        try:
+            meant = ipaddress.IPv4Address(socket.inet_aton(host.rstrip(".")))
+        except (OSError, ValueError):
+            return None
+        reason = never_reachable(meant)
+        return f"{host}: spelling of {meant} ({reason})" if reason else None
     return None
 
 
@@ -133,23 +162,22 @@ async def vetted_addresses(
 ) -> list[IPAddress]:
     """Resolve `host` once and return its addresses; raise SSRFRefused if any is not public.
 
-    `allowed` names networks a site may reach even without `allow_private`.
+    `allowed` names networks a site may reach even without `allow_private`; metadata and
+    link-local addresses are refused whatever either says.
     """
-    if not allow_private:
-        reason = host_refusal(host, allowed)
-        if reason:
-            raise SSRFRefused(reason)
+    reason = host_refusal(host, allowed, allow_private=allow_private)
+    if reason:
+        raise SSRFRefused(reason)
     literal = parse_ip(host)
     answers = [str(literal)] if literal is not None else await resolver(host.rstrip("."))
     addresses = [ip for ip in (parse_ip(a) for a in answers) if ip is not None]
     if not addresses:
         raise OSError(f"{host} has no usable address")
-    if not allow_private:
-        # One bad answer poisons the lot: a mixed answer is how DNS rebinding gets in.
-        for ip in addresses:
-            reason = refusal(ip, allowed)
-            if reason:
-                raise SSRFRefused(f"{host} resolves to {ip}: {reason}")
+    # One bad answer poisons the lot: a mixed answer is how DNS rebinding gets in.
+    for ip in addresses:
+        reason = refusal(ip, allowed, allow_private=allow_private)
+        if reason:
+            raise SSRFRefused(f"{host} resolves to {ip}: {reason}")
     return addresses
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -101,6 +102,11 @@ class Site(models.Model):
     def clean(self) -> None:
         super().clean()
         errors: dict[str, list[str]] = {}
+        # A root URL that is not http(s) already has its error from the field's validator.
+        if self.root_url and urlsplit(self.root_url).scheme in {"http", "https"}:
+            refused = self.url_refusal(self.root_url)
+            if refused:
+                errors.setdefault("root_url", []).append(refused)
         hosts = set(self.host_list())
         for url in _lines(self.seed_urls):
             try:
@@ -110,6 +116,9 @@ class Site(models.Model):
                 continue
             if hosts and not same_site(url, hosts):
                 errors.setdefault("seed_urls", []).append(f"{url} is not on an allowed host.")
+            refused = self.url_refusal(url)
+            if refused:
+                errors.setdefault("seed_urls", []).append(refused)
         for host in _lines(self.allowed_hosts):
             # The forms crawler.canonical.same_site reads: name or address, "*." or "." for
             # subdomains, an optional port.
@@ -130,6 +139,20 @@ class Site(models.Model):
             )
         if errors:
             raise ValidationError(errors)
+
+    def url_refusal(self, url: str) -> str | None:
+        """Return why the crawler would refuse to fetch `url` for this site, or None."""
+        from crawler.fetch import ErrorKind, SiteRules, check_url
+
+        error = check_url(url, SiteRules.of(self))
+        if error is None:
+            return None
+        message = f"The crawler refuses {url}: {error.message}."
+        if error.kind == ErrorKind.SSRF and not self.allow_private_network:
+            flagged = replace(SiteRules.of(self), allow_private_network=True)
+            if check_url(url, flagged) is None:
+                message += " Tick “Allow private network” if this site is on your own network."
+        return message
 
     def seeds(self) -> list[str]:
         return [self.root_url, *(u for u in _lines(self.seed_urls) if u != self.root_url)]

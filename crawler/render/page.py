@@ -120,7 +120,7 @@ async def render_page(
     """Render `url` in a fresh context of `browser`; failures come back as `error`."""
     started = time.monotonic()
     hosts = tuple(hosts) or ((urlsplit(url).hostname or "").lower(),)
-    relay = Relay(policy, resolver, rules, hosts)
+    relay = Relay(policy, resolver, rules.scoped_to(url), hosts)
     result = FetchResult(
         url=url, final_url=url, content_type="text/html", charset="utf-8", rendered=True
     )

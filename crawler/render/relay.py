@@ -71,17 +71,19 @@ class Relay:
         self.resolver = resolver
         self.rules = rules
         self.hosts = tuple(hosts)
-        self._session: aiohttp.ClientSession | None = None
+        # One session per exemption: only the site's own origins may reach private addresses.
+        self._sessions: dict[bool, aiohttp.ClientSession] = {}
 
     def refusal(self, url: str) -> FetchError | None:
         """Return why the page may not request `url`, or None."""
         error = check_url(url, self.rules)
-        if error is not None:
+        if error is not None and error.kind != ErrorKind.SSRF:
             return error
+        # Off the site says more than the address refusal an off-site host also earns.
         if not same_site(url, self.hosts):
             host = urlsplit(url).hostname
             return FetchError(ErrorKind.OFFSITE, f"{host} is not one of the site's hosts")
-        return None
+        return error
 
     async def exchange(
         self,
@@ -111,7 +113,7 @@ class Relay:
     async def _once(
         self, method: str, url: str, headers: dict[str, str], body: bytes | None
     ) -> Answer:
-        session = self._open()
+        session = self._open(url)
         sent = {
             k: v
             for k, v in headers.items()
@@ -151,27 +153,28 @@ class Relay:
             headers[key] = f"{headers[key]}\n{value}" if key in headers else value
         return Answer(url, response.status, headers, b"".join(parts))
 
-    def _open(self) -> aiohttp.ClientSession:
-        if self._session is None:
+    def _open(self, url: str) -> aiohttp.ClientSession:
+        exempt = self.rules.exempts(url)
+        session = self._sessions.get(exempt)
+        if session is None:
             connector = aiohttp.TCPConnector(
                 resolver=VettingResolver(
-                    self.resolver,
-                    allow_private=self.rules.allow_private_network,
-                    allowed=self.rules.allowed_networks,
+                    self.resolver, allow_private=exempt, allowed=self.rules.allowed_networks
                 ),
                 use_dns_cache=False,
                 limit=6,  # what a browser opens per host
             )
-            self._session = aiohttp.ClientSession(
+            session = aiohttp.ClientSession(
                 connector=connector,
                 auto_decompress=False,
                 cookie_jar=aiohttp.DummyCookieJar(),  # the browser context keeps the cookies
                 trust_env=False,
             )
-        return self._session
+            self._sessions[exempt] = session
+        return session
 
     async def close(self) -> None:
         """Close the page's connections."""
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            await session.close()

@@ -75,6 +75,20 @@ def test_clips_filter_by_list_and_site_and_search_titles_and_summaries(client, a
     assert "No clips match these filters" in empty
 
 
+def test_the_site_filter_lists_only_sites_with_my_clips(client, alice, bob):
+    mine = make_site("Alice Daily", "https://alice.example.org/")
+    theirs = make_site("Bob Weekly", "https://bob.example.org/")
+    aged(make_list(alice, "Energy", "subsidy"), "Solar subsidies", 1, site=mine)
+    aged(make_list(bob, "Secret", "merger"), "Quiet merger", 1, site=theirs)
+    client.force_login(alice)
+
+    response = client.get(reverse("clip_index"))
+
+    assert [site.name for site in response.context["sites"]] == ["Alice Daily"]
+    assert "Bob Weekly" not in response.content.decode()
+    assert titles(client.get(reverse("clip_index"), {"site": theirs.pk})) == ["Solar subsidies"]
+
+
 def test_marking_a_clip_read_and_all_read(client, alice):
     energy = make_list(alice, "Energy", "subsidy")
     first, second = aged(energy, "One", 1), aged(energy, "Two", 2)

@@ -84,3 +84,34 @@ def test_crawl_shows_a_progress_bar_on_a_terminal():
         call_command("crawl", str(site.pk), "--max-pages", "5", stdout=StringIO(), stderr=err)
     bar = err.getvalue()
     assert "5/5" in bar and "page" in bar
+
+
+def test_fetch_picks_the_site_by_origin_not_by_host_name():
+    out = StringIO()
+    with SiteServer() as first, SiteServer() as second:
+        news_site(first, articles=1)
+        news_site(second, articles=1)
+        make_site(first, name="First port")
+        make_site(second, name="Second port")
+        call_command("fetch", second.url("/news/0"), stdout=out)
+    assert "Site rules:   Second port" in out.getvalue()
+
+
+def test_fetch_does_not_borrow_another_ports_private_network_permission():
+    with SiteServer() as flagged, SiteServer() as unlisted:
+        news_site(unlisted, articles=1)
+        make_site(flagged, name="Flagged")
+        out = StringIO()
+        with pytest.raises(CommandError, match="ssrf"):
+            call_command("fetch", unlisted.url("/news/0"), stdout=out)
+    assert "defaults (no matching site)" in out.getvalue()
+    assert unlisted.connections == 0
+
+
+def test_fetch_refuses_an_origin_that_belongs_to_several_sites():
+    with SiteServer() as server:
+        make_site(server, name="Front")
+        make_site(server, name="Archive", root_url=server.url("/archive/"))
+        with pytest.raises(CommandError, match="several sites .*Front.*choose one with --site"):
+            call_command("fetch", server.url("/news/0"), stdout=StringIO())
+        assert server.connections == 0

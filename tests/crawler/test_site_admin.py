@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 import redis
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils import timezone
 
@@ -59,6 +60,36 @@ def test_the_site_form_refuses_bad_urls_and_patterns(staff_client, overrides, fi
     assert response.status_code == 200
     assert field in response.context["adminform"].form.errors
     assert not Site.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "field", "message"),
+    [
+        ({"allow_private_network": ""}, "root_url", "Allow private network"),
+        ({"root_url": "http://169.254.169.254/", "seed_urls": ""}, "root_url", "metadata"),
+        ({"root_url": "http://[fe80::1]:8765/", "seed_urls": ""}, "root_url", "link-local"),
+        ({"seed_urls": "http://169.254.1.1/"}, "seed_urls", "link-local"),
+        ({"seed_urls": "http://0xa9fea9fe/"}, "seed_urls", "169.254.169.254"),
+        ({"seed_urls": "gopher://127.0.0.1:8765/"}, "seed_urls", "http"),
+    ],
+)
+def test_the_site_form_refuses_urls_the_crawler_would_refuse(
+    staff_client, overrides, field, message
+):
+    response = staff_client.post(reverse("admin:crawler_site_add"), site_form(**overrides))
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert field in errors and message in " ".join(errors[field]), errors
+    assert not Site.objects.exists()
+
+
+def test_a_site_with_a_private_root_url_is_refused_without_the_flag():
+    site = Site(name="x", root_url="http://10.1.2.3/", allow_private_network=False)
+    with pytest.raises(ValidationError) as refused:
+        site.full_clean()
+    assert "private address" in " ".join(refused.value.message_dict["root_url"])
+    site.allow_private_network = True
+    site.full_clean()
 
 
 def test_safe_defaults_for_a_new_site():

@@ -380,3 +380,20 @@ def test_vetted_addresses_raises_a_typed_refusal():
 
     with pytest.raises(SSRFRefused, match="10.0.0.1"):
         asyncio.run(vetted_addresses("intranet.example", resolver, allow_private=False))
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["169.254.169.254", "169.254.1.1", "[fe80::1]", "[::ffff:169.254.169.254]", "0xa9fea9fe"],
+)
+def test_metadata_and_link_local_hosts_are_refused_even_where_private_ones_are_allowed(host):
+    assert host_refusal(host, ("169.254.0.0/16", "fe80::/10"), allow_private=True)
+    assert host_refusal("127.0.0.1", allow_private=True) is None  # the flag's own reach
+
+
+def test_vetted_addresses_refuse_a_metadata_answer_whatever_the_flag():
+    async def resolver(host):
+        return ["10.0.0.1", "169.254.169.254"]
+
+    with pytest.raises(SSRFRefused, match="cloud metadata"):
+        asyncio.run(vetted_addresses("meta.example", resolver, allow_private=True))

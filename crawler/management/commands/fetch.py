@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from crawler.canonical import canonicalize
 from crawler.extract.page import extract
+from crawler.fetch.policy import site_origins, url_origin
 from crawler.fetch.result import FetchResult
 from crawler.models import Site
 from crawler.run.fetching import FetchBackend, is_html
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--site",
             default=None,
-            help="Use this site's rules (default: the site whose host matches).",
+            help="Use this site's rules (default: the site whose origin matches).",
         )
         parser.add_argument(
             "--render", action="store_true", help="Render the page in Chromium as well."
@@ -77,13 +78,29 @@ class Command(BaseCommand):
             from crawler.management.commands.crawl import find_site
 
             return find_site(str(reference))
-        host = (urlsplit(url).hostname or "").lower()
-        if not host:
+        origin = url_origin(url)
+        if origin is None:
             raise CommandError(f"{url!r} is not an http(s) URL.")
-        for site in Site.objects.all():
-            if host in site.host_list():
-                return site
-        return Site(name="(none)", root_url=url)
+        matches = [site for site in Site.objects.all() if origin in _origins(site)]
+        if len(matches) > 1:
+            names = ", ".join(f"{site.pk} {site.name}" for site in matches)
+            raise CommandError(
+                f"{origin} belongs to several sites ({names}); choose one with --site."
+            )
+        return matches[0] if matches else Site(name="(none)", root_url=url)
+
+
+def _origins(site: Site) -> set[str]:
+    """Return the origins a site crawls: root URL, seeds, and allowed hosts on its scheme."""
+    origins = set(site_origins(site))
+    scheme = urlsplit(site.root_url).scheme
+    for entry in site.allowed_hosts.splitlines():
+        entry = entry.strip()
+        if entry and not entry.startswith(("*", ".")):
+            origin = url_origin(f"{scheme}://{entry}/")
+            if origin:
+                origins.add(origin)
+    return origins
 
 
 async def _fetch(site: Site, url: str, *, render: bool) -> FetchResult:

@@ -54,7 +54,7 @@ run: $(STAMP)
 test: system-packages $(STAMP) services
 	$(MAKE) --no-print-directory $(NLTK_DATA)/.ready compile-matching
 	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run > /dev/null
-	$(TEST_ENV) WEBCLIP_REQUIRE_COMPILED=1 $(VENV)/bin/pytest -n 2 --dist loadfile $(PYTEST_ARGS)
+	$(TEST_ENV) $(VENV)/bin/pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
 # The edit-test loop: no PostgreSQL, Redis or Chromium. `--fast` (tests/conftest.py) leaves out
 # the tests marked postgres, redis, browser, e2e or slow; the SQLite test database is in memory.

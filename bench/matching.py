@@ -10,13 +10,19 @@ The index is measured as pure Python (clipping/matching/index.py) and, when
 `make compile-matching` built it from the current source, as compiled by mypyc: the same
 matches, two sets of targets.
 
+With --real-pages DIR the pages are the main text the analyzer finds in real HTML pages
+(*.html or *.html.gz, e.g. ../shared/eval/extraction-dev/html) instead of generated ones; the
+lists stay generated.
+
 Usage: .venv/bin/python bench/matching.py [--lists N] [--pages N] [--naive-pages N] [--seed S]
+       [--real-pages DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import gzip
 import pickle
 import statistics
 import sys
@@ -51,26 +57,47 @@ PURE_MATCH_MS, PURE_FULL_MS = 5.0, 6.0
 from clipping.matching.text import PreparedText  # noqa: E402
 
 
+def real_pages(folder: Path) -> list[str]:
+    """Return the analyzer's main text of every HTML page in folder (gzipped or not)."""
+    from analyzer import analyze  # noqa: PLC0415
+
+    pages = []
+    for path in sorted([*folder.glob("*.html"), *folder.glob("*.html.gz")]):
+        data = gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes()
+        text = analyze(data, f"https://{path.stem}.example/").main_text
+        if text:
+            pages.append(text)
+    return pages
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--lists", type=int, default=100_000)
     parser.add_argument("--pages", type=int, default=200)
     parser.add_argument("--naive-pages", type=int, default=10)
     parser.add_argument("--seed", type=int, default=4)
+    parser.add_argument("--real-pages", type=Path, help="folder of real HTML pages")
     args = parser.parse_args()
     rng = np.random.default_rng(args.seed)
     verdicts: list[Verdict] = []
 
     vocabulary = load_vocabulary(args.seed)
     rows = make_lists(args.lists, vocabulary, rng)
-    pages = make_pages(args.pages, vocabulary, rng)
+    pages = (
+        real_pages(args.real_pages) if args.real_pages else make_pages(args.pages, vocabulary, rng)
+    )
     hosts = [HOSTS[number % len(HOSTS)] for number in range(len(pages))]
     lines = [line for row in rows for line in row.terms.splitlines()]
     phrases = sum(" " in line.strip('-"') and not line.startswith("site:") for line in lines)
     print(f"Workload: {len(rows):,} lists, {len(lines):,} lines, {len(set(lines)):,} distinct;")
     print(
-        f"  {phrases / len(lines):.0%} of lines are phrases; {len(pages)} pages x {PAGE_WORDS:,}"
-        f" words; {len(vocabulary.common):,} common words, {len(vocabulary.topic_words):,} topics"
+        f"  {phrases / len(lines):.0%} of lines are phrases; "
+        + (
+            f"{len(pages)} real pages from {args.real_pages}"
+            if args.real_pages
+            else f"{len(pages)} pages x {PAGE_WORDS:,} words"
+        )
+        + f"; {len(vocabulary.common):,} common words, {len(vocabulary.topic_words):,} topics"
     )
     synonyms("car")  # open WordNet: the analyzer's start-up, not the index's
 

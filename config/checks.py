@@ -22,7 +22,6 @@ PREFIXES = ("CRAWLER_", "XCRAWL_", "DEEPWEB_", "HIDDENWEB_", "CLIPPING_", "WEBCL
 READ_DIRECTLY = {
     "WEBCLIP_ADMIN_PASSWORD",  # accounts' bootstrap command
     "WEBCLIP_SCREENSHOTS",  # the end-to-end tests save README screenshots there
-    "WEBCLIP_REQUIRE_COMPILED",  # make test: the compiled keyword index must be built and tested
     "XCRAWL_DEBUG",  # bench/focused_recall.py: log file of the walk
     "XCRAWL_TRACE",  # bench/focused_recall.py: trace of the walk
 }

@@ -42,29 +42,29 @@ class SSRFRefused(OSError):
 
 def never_reachable(ip: IPAddress) -> str | None:
     """Return why `ip` is refused whatever a site allows (metadata, link-local), or None."""
-    if ip in _METADATA:
-        return "cloud metadata address"
-    if isinstance(ip, ipaddress.IPv6Address):
-        embedded = _embedded_ipv4(ip)
-        if embedded is not None:
-            form, inner = embedded
-            reason = never_reachable(inner)
-            return f"{form} form of {inner} ({reason})" if reason else None
-    if ip.is_link_local:
-        return "link-local address"
-    return None
+    return _judged(ip, lambda plain: "link-local address" if plain.is_link_local else None)
 
 
 def address_refusal(ip: IPAddress) -> str | None:
     """Return why `ip` may not be fetched from, or None for a public address."""
+    return _judged(ip, _plain_refusal)
+
+
+def _judged(ip: IPAddress, judge: Callable[[IPAddress], str | None]) -> str | None:
+    # Metadata first, then an IPv4 address hidden in an IPv6 one is judged as itself.
     if ip in _METADATA:
         return "cloud metadata address"
     if isinstance(ip, ipaddress.IPv6Address):
         embedded = _embedded_ipv4(ip)
         if embedded is not None:
             form, inner = embedded
-            reason = address_refusal(inner)
+            reason = _judged(inner, judge)
             return f"{form} form of {inner} ({reason})" if reason else None
+    return judge(ip)
+
+
+def _plain_refusal(ip: IPAddress) -> str | None:
+    if isinstance(ip, ipaddress.IPv6Address):
         if ip in _NAT64_LOCAL:
             return "local-use NAT64 address"
         if ip in _IPV4_COMPATIBLE:

@@ -6,7 +6,7 @@ with a build, its matches are also compared with the pure-Python index's.
 
 from __future__ import annotations
 
-import os
+import importlib
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -149,12 +149,19 @@ def test_with_new_text_the_index_keeps_the_spans_the_naive_loop_keeps(
     assert found == NaiveMatcher(lists).match(text, host=host, new_text=new_text)
 
 
-# `make test` builds the compiled index first and sets WEBCLIP_REQUIRE_COMPILED: there a
-# missing build fails this test; elsewhere (make test-fast, no C compiler) it is left out.
-@pytest.mark.skipif(
-    compiled.load() is None and not os.environ.get("WEBCLIP_REQUIRE_COMPILED"),
-    reason="no current mypyc build (make compile-matching)",
-)
+@pytest.fixture(scope="module")
+def compiled_index() -> type:
+    """The mypyc build's KeywordIndex: `make test` built it; else it is built here, as make does."""
+    module = compiled.load()
+    if module is None:
+        compiled.build()
+        importlib.invalidate_caches()
+        module = compiled.load()
+    assert module is not None, "the mypyc build did not load"
+    return module.KeywordIndex
+
+
+@pytest.mark.slow  # may compile the index (about 20 s)
 @checks
 @given(
     lists=list_sets(),
@@ -165,6 +172,7 @@ def test_with_new_text_the_index_keeps_the_spans_the_naive_loop_keeps(
     host=st.sampled_from(HOSTS),
 )
 def test_the_compiled_index_matches_exactly_what_the_pure_python_index_matches(
+    compiled_index: type,
     lists: list[ListSpec],
     extra: list[ListSpec],
     removed: set[int],
@@ -173,7 +181,7 @@ def test_the_compiled_index_matches_exactly_what_the_pure_python_index_matches(
     host: str | None,
 ) -> None:
     start, end = sorted(int(share * len(text)) for share in cut)
-    indexes = [KeywordIndex.build(lists), pure.KeywordIndex.build(lists)]
+    indexes = [compiled_index.build(lists), pure.KeywordIndex.build(lists)]
     for index in indexes:
         for item in extra:
             index.add(ListSpec(item.id + 4, *_fields(item)))

@@ -10,8 +10,8 @@ No Django, no I/O: the crawler calls it in-process for every page. The stable in
         anything else; limits live in analyzer.settings.
 
     PageAnalysis: url, kind ("information" | "hub"), kind_score (0..1, >= 0.5 is
-        information), title, language (ISO 639-1), main_text (the article body, headline
-        excluded), informational_areas: list[InfoArea], hub_areas: list[HubArea],
+        information), title, language (ISO 639-1), main_text (the page's main content,
+        the article body without its headline, whatever the page's kind), informational_areas: list[InfoArea], hub_areas: list[HubArea],
         navigational_areas: list[NavArea], links: list[Link], text (all visible text),
         encoding, thresholds (ThrIV, ThrHV used), to_dict().
     Every area: path ("html/body/div[2]/article[1]"), selector (CSS), text, iv, hv, ltr,

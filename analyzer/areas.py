@@ -248,7 +248,7 @@ def _in_markup(node: Node, names: re.Pattern[str]) -> bool:
     while current is not None:
         if current.name in _NAV_TAGS:
             return True
-        attrs = current.tag.attrs
+        attrs = current.attrs
         if attrs and current.name not in PAGE_TAGS:
             if attrs.get("role") in _NAV_ROLES:
                 return True

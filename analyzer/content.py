@@ -4,50 +4,37 @@ General rules only, no site lists:
 
 1. Teasers: a headline link (a linked heading, or a link block of three words or more)
    followed by a short prose block, both alone in a small container (a card), is a teaser
-   of another page. Its summary is not the page's own text.
-2. Site chrome: blocks inside nav, header, footer, aside, form, figure elements, chrome
-   roles, or classes and ids that start or end with a chrome word ("related-posts",
-   "article-footer") are chrome, unless that element holds most of the page's prose (then
-   its name misleads).
+   of another page. Its blocks are not the page's own text.
+2. Site chrome: blocks inside nav, header (outside an article), footer, aside, form,
+   figure, dialog elements, chrome roles, or classes and ids that name chrome
+   (markup.names_chrome) are chrome, unless that element holds most of the page's prose,
+   wraps an <article> or <main> that holds most of its own, or is a figure of a table.
 3. Container: every prose block (markup.is_prose) outside chrome and teasers credits its
    ancestors with its length. From <body>, descend into the child holding the most credit
    while it holds at least CONTAINER_SHARE of the page's credit.
-4. Blocks: inside the container, the best contiguous run of blocks is kept (a maximum-sum
-   segment): prose counts its length, headings nothing, short blocks a little against,
-   link lists and chrome their length against. Link lists, chrome, the h1 headline and
-   advertisement labels inside the run are dropped.
+4. Blocks: analyzer.segment cuts the article's blocks out of the container and its
+   surroundings (the best run, merged across interruptions, extended to the lead, the
+   tables and lists beside it, cleaned).
 """
 
 from __future__ import annotations
 
-import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from analyzer.markup import is_prose
+from analyzer.markup import ARTICLE_TAGS
+from analyzer.segment import best_run
 from analyzer.walk import Anchor, Block, Node, Page
 
 CONTAINER_SHARE = 0.8
 """Share of the page's prose a child must hold for the container search to descend."""
 CHROME_MAJORITY = 0.8
 """A chrome-named element holding this share of the page's prose is not chrome."""
-SHORT_PENALTY = 30
-"""Weight against a short non-prose block (a dateline, a label) in the block run."""
-CELL_PENALTY = 5
-"""Weight against a short block in a table cell or list item (data, not chrome)."""
-CHROME_PENALTY_CAP = 50
-"""Most weight a chrome block puts against the block run."""
 TEASER_MAX_CHARS = 600
 """Longest summary a teaser has; longer text after a headline link is an article."""
 TEASER_SLACK = 150
 """Characters of other text (dates, bylines, 'Read more') a teaser card may hold."""
-
-_AD_LABEL = re.compile(
-    r"^(?:advertisement|advert|ads?|sponsored|anzeige|werbung|publicidad|publicité|"
-    r"pubblicità|реклама|διαφήμιση)$",
-    re.IGNORECASE,
-)
-_CELLS = frozenset({"td", "th", "li", "dd", "dt"})
 
 
 @dataclass
@@ -87,18 +74,18 @@ def find_content(page: Page, same_page: Callable[[str], bool] | None = None) -> 
     if body is None:
         return Content(None)
     teasers = find_teasers(page, same_page)
-    teaser_blocks = {teaser.summary.index for teaser in teasers}
+    teaser_blocks = _teaser_blocks(page, teasers)
     chrome = _chrome_blocks(page, body)
     credit = [0] * len(page.nodes)
     for block in page.blocks:
-        if block.index in chrome or block.index in teaser_blocks or not is_prose(block):
+        if block.index in chrome or block.index in teaser_blocks or not block.prose:
             continue
         node: Node | None = block.owner
         while node is not None:
             credit[node.index] += block.chars
             node = node.parent
     container = _descend(page, body, credit)
-    blocks = _best_run(page, container, chrome, teaser_blocks)
+    blocks = best_run(page, container, chrome, teaser_blocks, credit[container.index])
     return Content(container, blocks, teasers, chrome, credit[body.index], credit[container.index])
 
 
@@ -118,7 +105,7 @@ def find_teasers(page: Page, same_page: Callable[[str], bool] | None = None) -> 
         for candidate in blocks[position + 1 : position + 4]:
             if candidate.heading:
                 break
-            if is_prose(candidate):
+            if candidate.prose:
                 summary = candidate
                 break
             between += candidate.chars
@@ -128,6 +115,21 @@ def find_teasers(page: Page, same_page: Callable[[str], bool] | None = None) -> 
         if card.text <= headline.chars + summary.chars + between + TEASER_SLACK:
             teasers.append(Teaser(card, headline, summary, anchor))
     return teasers
+
+
+def _teaser_blocks(page: Page, teasers: list[Teaser]) -> set[int]:
+    """Return the indexes of the blocks inside teaser cards (headline, summary, date)."""
+    indexes: set[int] = set()
+    for teaser in teasers:
+        card = teaser.card
+        position = teaser.headline.index
+        while position > 0 and card.contains(page.blocks[position - 1].owner):
+            position -= 1
+        blocks = page.blocks
+        while position < len(blocks) and card.contains(blocks[position].owner):
+            indexes.add(position)
+            position += 1
+    return indexes
 
 
 def common_ancestor(first: Node, second: Node) -> Node:
@@ -159,12 +161,44 @@ def _anchors_by_block(page: Page) -> dict[int, list[Anchor]]:
 
 
 def _chrome_blocks(page: Page, body: Node) -> set[int]:
-    """Return the indexes of blocks inside elements that really are site chrome."""
+    """Return the indexes of blocks inside elements that really are site chrome.
+
+    A chrome-named or chrome-tagged element is no chrome when it holds CHROME_MAJORITY of
+    the page's prose (its name misleads: a form around the whole page), or when an
+    <article> or <main> inside it holds most of its prose (a "sticky-sidebar" wrapper
+    around the post and its sidebar), or when it is a <figure> holding a table (data, not
+    a photo and its caption).
+    """
     majority = CHROME_MAJORITY * body.good
+    articles = [node for node in page.nodes if node.name in ARTICLE_TAGS and node.good]
+    starts = [node.index for node in articles]
+    verdict: dict[int, bool] = {}
+
+    def is_chrome(node: Node) -> bool:
+        known = verdict.get(node.index)
+        if known is None:
+            known = node.good == 0 or (
+                node.good < majority and not _wraps_article(node) and not _holds_table(node)
+            )
+            verdict[node.index] = known
+        return known
+
+    def _holds_table(node: Node) -> bool:
+        return node.name == "figure" and any(
+            page.nodes[index].name == "table" for index in range(node.index + 1, node.end)
+        )
+
+    def _wraps_article(node: Node) -> bool:
+        first = bisect_right(starts, node.index)
+        for article in articles[first : bisect_left(starts, node.end)]:
+            if article.good * 2 >= node.good:
+                return True
+        return False
+
     return {
         block.index
         for block in page.blocks
-        if any(node.good < majority or node.good == 0 for node in block.chrome)
+        if block.chrome and any(is_chrome(node) for node in block.chrome)
     }
 
 
@@ -188,53 +222,3 @@ def _descend(page: Page, body: Node, credit: list[int]) -> Node:
         if best is None:
             return node
         node = best
-
-
-def _best_run(page: Page, container: Node, chrome: set[int], teasers: set[int]) -> list[Block]:
-    """Return the blocks of the best contiguous run inside the container, cleaned."""
-    candidates: list[Block] = []
-    weights: list[int] = []
-    dropped: set[int] = set()
-    for block in page.blocks:
-        if not container.contains(block.owner):
-            continue
-        if block.heading == 1 or _AD_LABEL.match(block.text):
-            continue
-        weight, keep = _weigh(block, block.index in chrome, block.index in teasers)
-        if not keep:
-            dropped.add(len(candidates))
-        candidates.append(block)
-        weights.append(weight)
-    start, end = _max_segment(weights)
-    return [candidates[i] for i in range(start, end) if i not in dropped]
-
-
-def _weigh(block: Block, chrome: bool, teaser: bool) -> tuple[int, bool]:
-    """Return a block's weight in the run and whether it belongs in the text."""
-    if chrome:
-        return -min(block.chars, CHROME_PENALTY_CAP), False
-    clean = block.chars - block.link_chars
-    if block.link_chars * 2 > block.chars and clean < 100:
-        return -block.chars, False  # a link list or a "Related:" line
-    if teaser:
-        return -block.chars, False
-    if is_prose(block):
-        return block.chars, True
-    if block.heading:
-        return 0, True
-    if block.owner.name in _CELLS:
-        return -CELL_PENALTY, True
-    return -SHORT_PENALTY, True
-
-
-def _max_segment(weights: list[int]) -> tuple[int, int]:
-    """Return [start, end) of the contiguous segment with the largest positive sum."""
-    best_sum, best = 0, (0, 0)
-    running, start = 0, 0
-    for index, weight in enumerate(weights):
-        if running <= 0:
-            running, start = 0, index
-        running += weight
-        if running > best_sum:
-            best_sum, best = running, (start, index + 1)
-    return best

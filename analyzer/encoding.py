@@ -66,6 +66,18 @@ _NONCHARACTERS = re.compile(
     + "".join(chr(plane << 16 | low) for plane in range(17) for low in (0xFFFE, 0xFFFF))
     + "]"
 )
+# One scan finds whatever printable() must change: a class of ranges is fast, while the
+# astral noncharacters as single members make a class slow, so every astral character is a
+# suspect and _replacement decides.
+_SUSPECT = re.compile(
+    "[\x01-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ufdd0-\ufdef\ufffe\uffff\U00010000-\U0010ffff]"
+)
+# Format characters a reader never sees that split words for search and matching: the soft
+# hyphen, zero-width space, word joiner, zero-width no-break space, Mongolian vowel
+# separator and the invisible mathematical operators. Zero-width (non-)joiners and
+# direction marks stay: they change how Persian, Indic scripts and emoji are shown.
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u2060\ufeff\u180e\u2061\u2062\u2063\u2064"))
+_INVISIBLE_ANY = re.compile("[\u00ad\u200b\u2060\ufeff\u180e\u2061-\u2064]")
 # Numeric character references, which the parser would turn into the characters above.
 _REFERENCE = re.compile(r"&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));?")
 # Charset labels browsers never honour (UTF-7 smuggles markup past filters) and Python
@@ -139,9 +151,27 @@ def printable(text: str) -> str:
     """
     if "&#" in text:
         text = _REFERENCE.sub(_reference, text)
-    text = _SPACE_CONTROLS.sub(" ", text)
-    text = _CONTROLS.sub("", text)
-    return _NONCHARACTERS.sub("\ufffd", text)
+    if _SUSPECT.search(text) is None:
+        return text
+    return _SUSPECT.sub(_replacement, text)
+
+
+def visible(text: str) -> str:
+    """Return text without the invisible format characters of `_INVISIBLE` (soft hyphens,
+    zero-width spaces), which split words a reader sees whole."""
+    if _INVISIBLE_ANY.search(text) is None:
+        return text
+    return text.translate(_INVISIBLE)
+
+
+def _replacement(found: re.Match[str]) -> str:
+    """Return what printable() makes of one suspect character."""
+    char = found.group()
+    if char in "\x0b\x0c":
+        return " "
+    if _CONTROLS.match(char):
+        return ""
+    return "\ufffd" if _NONCHARACTERS.match(char) else char
 
 
 def _reference(found: re.Match[str]) -> str:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import math
 
 from analyzer.content import Content
-from analyzer.markup import is_prose
 from analyzer.model import PageKind
 from analyzer.walk import Page
 
@@ -39,7 +38,7 @@ def page_kind(page: Page, content: Content) -> tuple[PageKind, float, str]:
     body = page.body
     if body is None:
         return "hub", 0.0, "empty page"
-    prose = sum(block.chars for block in content.blocks if is_prose(block))
+    prose = sum(block.chars for block in content.blocks if block.prose)
     ltr = (body.text - body.link_text) / max(body.link_text, 1)
     amount = _position(prose, AVG_HUB_TEXT, AVG_INFO_TEXT)
     ratio = _position(ltr, AVG_HUB_LTR, AVG_INFO_LTR)

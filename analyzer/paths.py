@@ -38,7 +38,7 @@ class Namer:
         steps: list[str] = []
         current: Node | None = node
         while current is not None:
-            ident = str(current.tag.attrs.get("id") or "")
+            ident = current.attrs.get("id") or ""
             if ident and self._ids.get(ident) == 1 and _PLAIN_ID.match(ident):
                 steps.append(f"#{ident}")
                 break

@@ -53,6 +53,10 @@ _BINARY_MAGIC = (
     b"wOF2",
 )
 _CONTROL = frozenset(chr(code) for code in range(32) if chr(code) not in "\t\n\r\x0c")
+FALLBACK_RATIO = 2
+"""How much more text an informational area needs than the article run to replace it."""
+FALLBACK_MIN_CHARS = 200
+"""An article run shorter than this is a crumb; an area standing in for it needs as much."""
 _LANGUAGE_SAMPLE = 1500  # enough words to vote on stop words; more costs time
 
 
@@ -109,8 +113,28 @@ def run(html: str | bytes, url: str | None = None, *, declared_encoding: str | N
         encoding=encoding,
         thresholds=limits,
     )
-    _add_areas(analysis, page, content, found, resolver, namer)
+    others = _add_areas(analysis, page, content, found, resolver, namer)
+    analysis.main_text = _main_text(main_text, others)
     return Run(analysis, page, content, found, namer, kind_reason)
+
+
+def _main_text(text: str, others: list[list[Block]]) -> str:
+    """Return the page's main text: the article body, else its largest informational area.
+
+    The article run can miss a page whose content is no article (a results table, a poem
+    of short lines, a landing page of short sections) or come out as a crumb (under
+    FALLBACK_MIN_CHARS); then the informational area of Algorithm 1 (no teaser, its site
+    chrome left out: others holds each such area's other blocks) with the most text, if it
+    holds FALLBACK_RATIO times more, is the page's content, whatever the page's kind.
+    """
+    if len(text) >= FALLBACK_MIN_CHARS or not others:
+        return text
+    best = max(others, key=lambda blocks: sum(b.chars - b.link_chars for b in blocks))
+    if sum(b.chars - b.link_chars for b in best) >= max(
+        FALLBACK_RATIO * len(text), FALLBACK_MIN_CHARS
+    ):
+        return "\n\n".join(block.text for block in best)
+    return text
 
 
 def read_input(html: str | bytes, declared_encoding: str | None) -> tuple[str, str | None]:
@@ -148,8 +172,12 @@ def _add_areas(
     found: list[Found],
     resolver: Resolver,
     namer: Namer,
-) -> None:
-    """Add Algorithm 1's areas, with their text, titles and links, and the page's links."""
+) -> list[list[Block]]:
+    """Add Algorithm 1's areas, with their text, titles and links, and the page's links.
+
+    Return the blocks outside site chrome of each informational area that is neither a
+    teaser nor the article body (the candidates for _main_text).
+    """
     areas = area_of(found)
     memo: dict[int, Found | None] = {}
     blocks_of: dict[int, list[Block]] = {}
@@ -167,6 +195,11 @@ def _add_areas(
         if area.kind == "information"
         for block in blocks_of.get(area.node.index, ())
     }
+    fallbacks = [
+        [block for block in blocks_of.get(area.node.index, ()) if block.index not in content.chrome]
+        for area in found
+        if area.kind == "information" and area.teaser is None and not area.main
+    ]
     language = analysis.language
     titler = Titler(page, lambda text: text_tools.split_sentences(text, language))
     for area in found:
@@ -192,6 +225,7 @@ def _add_areas(
         else:
             analysis.navigational_areas.append(NavArea(*common))
     analysis.title = _page_title(page, analysis.informational_areas)
+    return [blocks for blocks in fallbacks if blocks]
 
 
 _Common = tuple[str, str, str, float, int, float, float, int, int, int, str, tuple[Link, ...]]

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bs4 import Tag
-
 from analyzer.walk import Block, Node, Page
 
 TITLE_MAX_WORDS = 10
@@ -73,14 +71,17 @@ class Titler:
 
     def _rarely_styled(self, block: Block) -> bool:
         """Say whether the block's element (or its only child) has a rare class or style."""
-        if self._rare(block.owner.tag):
+        owner = block.owner
+        if self._rare(owner):
             return True
-        children = [child for child in block.owner.tag.contents if isinstance(child, Tag)]
-        return len(children) == 1 and self._rare(children[0])
+        if owner.end == owner.index + 1:
+            return False
+        child = self.page.nodes[owner.index + 1]  # the first child, in document order
+        return child.end == owner.end and self._rare(child)  # and the only one
 
-    def _rare(self, tag: Tag) -> bool:
-        """Say whether a tag's class or inline style is used by few elements of the page."""
-        classes, style = tag.attrs.get("class"), tag.attrs.get("style")
+    def _rare(self, node: Node) -> bool:
+        """Say whether an element's class or inline style is used by few elements of the page."""
+        classes, style = node.attrs.get("class"), node.attrs.get("style")
         return bool(
             (classes and self.page.class_uses.get(str(classes), 0) <= RARE_MAX)
             or (style and self.page.style_uses.get(str(style), 0) <= RARE_MAX)

@@ -1,19 +1,17 @@
-"""Build the page's tag tree: beautifulsoup4 on the lxml parser, trimmed to what carries text.
+"""Parse HTML with lxml into a stream of element events, trimmed to what carries text.
 
-BeautifulSoup's stock lxml builder spends most of its time on namespaces, multi-valued
-attributes and comments that an HTML page analysis never reads, and it parses without
-libxml2's huge_tree option, so a text node over 10 MB or nesting deeper than 255 silently
-loses the rest of the page. `parse` uses a builder that:
+No tree is built: `parse` wraps the decoded text in a Source, and `analyzer.walk.walk` runs
+lxml's parser over it with its walker as the parser target, so the page is measured while it
+is parsed (building a BeautifulSoup or lxml tree first cost more than the whole analysis).
+The target between lxml and the walker (`Events`):
 
 1. parses with huge_tree, so deep and long pages keep all their text;
 2. drops script, style, noscript, template, svg, iframe, form widgets and media with their
    content (they carry no text a reader sees), void elements without text (img, input,
    link...), and in <head> all but title, base and meta; elements hidden by the `hidden`
-   attribute or an inline `display:none` stay as empty elements;
+   attribute or an inline `display:none` reach the walker as empty elements;
 3. drops comments, processing instructions and the doctype;
-4. drops white space next to block-level edges, where it cannot separate words;
-5. keeps only the attributes the analysis reads (KEPT_ATTRIBUTES);
-6. refuses pages beyond settings.MAX_DEPTH or settings.MAX_NODES as soon as it sees them.
+4. refuses pages beyond settings.MAX_DEPTH or settings.MAX_NODES as soon as it sees them.
 
 Element paths stay those of the full DOM for every element kept: a dropped element is never
 a same-name sibling of a kept one (dropped names are never kept anywhere).
@@ -22,20 +20,13 @@ a same-name sibling of a kept one (dropped names are never kept anywhere).
 from __future__ import annotations
 
 import re
-import warnings
-from collections.abc import Iterator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
-from bs4 import BeautifulSoup, MarkupResemblesLocatorWarning
-from bs4.builder._lxml import LXMLTreeBuilder
 from lxml import etree
 
 from analyzer import settings
 from analyzer.errors import PageTooComplexError, PageTooDeepError
-
-# bs4 warns when a short document looks like a URL or a file name; to the analyzer any
-# string is a page.
-warnings.filterwarnings("ignore", category=MarkupResemblesLocatorWarning)
 
 # Elements dropped with everything inside them: they carry no text a reader sees.
 SILENT_TAGS = frozenset(
@@ -47,61 +38,73 @@ SILENT_TAGS = frozenset(
 )
 # Void elements with no text and no role in the analysis, dropped to save time.
 VOID_TAGS = frozenset(("img", "input", "source", "track", "link", "param", "wbr", "col", "area"))
-# Elements whose edges separate text anyway: white space next to them is dropped.
-BOUNDARY_TAGS = frozenset(
-    (
-        *("address", "article", "aside", "blockquote", "body", "br", "caption", "center"),
-        *("dd", "details", "dialog", "dir", "div", "dl", "dt", "fieldset", "figcaption"),
-        *("figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "head", "header"),
-        *("hgroup", "hr", "html", "li", "main", "menu", "nav", "ol", "p", "pre", "section"),
-        *("summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul", "legend"),
-        *("title", "meta", "base"),
-    )
-)
 HEAD_TAGS = frozenset(("title", "base", "meta"))
-KEPT_ATTRIBUTES = frozenset(
-    (
-        *("class", "id", "style", "href", "rel", "lang", "role", "itemprop", "name"),
-        *("property", "content", "charset", "http-equiv", "aria-label"),
-    )
-)
+_DROPPED = SILENT_TAGS | VOID_TAGS
+_NO_ATTRIBUTES: dict[str, str] = {}
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 
 
-class _TagTreeBuilder(LXMLTreeBuilder):
-    """Feed lxml's parse events into BeautifulSoup, skipping what carries no text."""
+class Sink(Protocol):
+    """What receives the kept elements and text, in document order."""
 
-    def __init__(self) -> None:
-        super().__init__(multi_valued_attributes=None, huge_tree=True, attribute_dict_class=dict)
+    def open(self, name: str, attrs: dict[str, str]) -> None:
+        """An element starts."""
+
+    def close(self, name: str) -> None:
+        """The element opened last ends."""
+
+    def text(self, data: str) -> None:
+        """Text inside the element opened last."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Decoded HTML text, ready to be parsed by `feed`."""
+
+    text: str
+
+
+def parse(text: str) -> Source:
+    """Return the source of decoded HTML text (parsed when it is walked)."""
+    return Source(text)
+
+
+def feed(source: Source, sink: Sink) -> None:
+    """Parse the source, handing the elements and text a reader sees to sink."""
+    parser = etree.HTMLParser(
+        target=Events(sink),
+        recover=True,
+        huge_tree=True,
+        remove_comments=True,
+        remove_pis=True,
+        no_network=True,
+    )
+    if not source.text:
+        return
+    try:
+        parser.feed(source.text)
+        parser.close()
+    except etree.XMLSyntaxError:
+        return  # nothing lxml could read: an empty page
+
+
+class Events:
+    """lxml parser target: filter the parse events and pass the rest to a sink."""
+
+    def __init__(self, sink: Sink) -> None:
+        self.sink = sink
         self._silent = 0  # > 0 while inside an element that is dropped
         self._depth = 0
         self._nodes = 0
         self._in_head = False
         self._hidden_open = False
-        self._space: str | None = None  # white space waiting to see what follows it
-        self._after_boundary = True
-
-    def prepare_markup(self, markup: Any, *args: Any, **kwargs: Any) -> Iterator[Any]:
-        """Hand the already decoded text to lxml as it is."""
-        yield markup, None, None, False
-
-    def parser_for(self, encoding: Any) -> Any:
-        """Return an HTML parser that keeps huge text nodes and deep trees."""
-        return etree.HTMLParser(
-            target=self,
-            recover=True,
-            huge_tree=True,
-            remove_comments=True,
-            remove_pis=True,
-            no_network=True,
-        )
 
     def start(self, tag: Any, attrib: Any, nsmap: Any = None) -> None:
         """Open an element, unless it is dropped or sits inside a dropped one."""
         if self._silent:
             self._silent += 1
             return
-        if tag in SILENT_TAGS or tag in VOID_TAGS or (self._in_head and tag not in HEAD_TAGS):
+        if tag in _DROPPED or (self._in_head and tag not in HEAD_TAGS) or not isinstance(tag, str):
             self._silent = 1
             return
         self._depth += 1
@@ -116,10 +119,11 @@ class _TagTreeBuilder(LXMLTreeBuilder):
             )
         if tag == "head":
             self._in_head = True
-        self._boundary(tag)
-        kept = {key: value for key, value in attrib.items() if key in KEPT_ATTRIBUTES}
-        self.soup.handle_starttag(tag, None, None, kept)  # type: ignore[union-attr]
-        if "hidden" in attrib or _hidden_by_style(attrib.get("style")):
+        # lxml hands each element with attributes a fresh dict, the others one shared
+        # empty mapping; nothing downstream changes them.
+        attrs: dict[str, str] = attrib if isinstance(attrib, dict) else _NO_ATTRIBUTES
+        self.sink.open(tag, attrs)
+        if attrs and ("hidden" in attrs or _hidden_by_style(attrs.get("style"))):
             # Kept as an empty element, so that the paths of its siblings stay true.
             self._silent = 1
             self._hidden_open = True
@@ -134,30 +138,12 @@ class _TagTreeBuilder(LXMLTreeBuilder):
         self._depth -= 1
         if tag == "head":
             self._in_head = False
-        self._boundary(tag)
-        self.soup.handle_endtag(tag)  # type: ignore[union-attr]
+        self.sink.close(tag)
 
     def data(self, data: Any) -> None:
-        """Collect text outside dropped elements; hold back white space."""
-        if self._silent:
-            return
-        if data.isspace():
-            self._space = data
-            return
-        current = self.soup.current_data  # type: ignore[union-attr]
-        if self._space is not None:
-            current.append(" ")
-            self._space = None
-        current.append(data)
-        self._after_boundary = False
-
-    def _boundary(self, tag: str) -> None:
-        """Keep held-back white space only between two inline edges, where it parts words."""
-        if self._space is not None:
-            if not (self._after_boundary or tag in BOUNDARY_TAGS):
-                self.soup.current_data.append(" ")  # type: ignore[union-attr]
-            self._space = None
-        self._after_boundary = tag in BOUNDARY_TAGS
+        """Pass on text outside dropped elements."""
+        if not self._silent:
+            self.sink.text(data)
 
     def comment(self, text: Any) -> None:
         """Drop comments: they carry no text."""
@@ -168,12 +154,10 @@ class _TagTreeBuilder(LXMLTreeBuilder):
     def pi(self, target: Any, data: Any) -> None:
         """Drop processing instructions."""
 
+    def close(self) -> None:
+        """End of the page: nothing to return, the sink holds the result."""
+
 
 def _hidden_by_style(style: str | None) -> bool:
     """Say whether an inline style hides the element."""
     return style is not None and _HIDDEN_STYLE.search(style) is not None
-
-
-def parse(text: str) -> BeautifulSoup:
-    """Return the tag tree of decoded HTML text."""
-    return BeautifulSoup(text, builder=_TagTreeBuilder())

@@ -1,9 +1,12 @@
 """Walk the tag tree once, in document order, and measure every element on the way out.
 
-One iterative depth-first walk gives, per element, the paper's metrics (T, L, Ltext, IV,
-HV) computed bottom-up when the element closes, and, in document order, the page's text
-cut into blocks at block-level boundaries. No recursion, so nesting depth costs nothing
-but memory, and no per-node searches, so the walk is linear in the page.
+The walker is the sink of the parser's events (analyzer.tree): no tree is built, each
+element is measured as the parser opens and closes it. One pass gives, per element, the
+paper's metrics (T, L, Ltext, IV, HV) computed bottom-up when the element closes, and, in
+document order, the page's text cut into blocks at block-level boundaries, with invisible
+format characters (soft hyphens, zero-width spaces) left out. No recursion, so nesting
+depth costs nothing but memory, and no per-node searches, so the walk is linear in the
+page.
 
 Units: T, Ltext and Ctext count non-space characters (the paper counts bytes; characters
 make Greek and English pages comparable, and spaces depend on indentation only).
@@ -11,13 +14,11 @@ make Greek and English pages comparable, and spaces depend on indentation only).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
-from bs4 import BeautifulSoup, Tag
-
+from analyzer.encoding import visible
 from analyzer.markup import (
+    ARTICLE_TAGS,
     BLOCK_TAGS,
     CHROME_ROLES,
     CHROME_TAGS,
@@ -28,13 +29,14 @@ from analyzer.markup import (
     names_chrome,
     non_space,
 )
+from analyzer.tree import Source, feed
 
 
 class Node:
     """One element of the tag tree with its bottom-up metrics."""
 
     __slots__ = (
-        "tag",
+        "attrs",
         "name",
         "parent",
         "index",
@@ -52,9 +54,17 @@ class Node:
         "heading",
     )
 
-    def __init__(self, tag: Tag, parent: Node | None, index: int, nth: int, depth: int) -> None:
-        self.tag = tag
-        self.name: str = tag.name
+    def __init__(
+        self,
+        name: str,
+        attrs: dict[str, str],
+        parent: Node | None,
+        index: int,
+        nth: int,
+        depth: int,
+    ) -> None:
+        self.attrs = attrs  # as parsed; the analysis reads class, id, style, role, href, rel
+        self.name = name
         self.parent = parent
         self.index = index
         self.end = index + 1  # one past the last descendant's index
@@ -93,7 +103,10 @@ class Node:
 class Block:
     """A run of text between block-level boundaries, in document order."""
 
-    __slots__ = ("text", "chars", "link_chars", "owner", "chrome", "heading", "index", "words")
+    __slots__ = (
+        *("text", "chars", "link_chars", "owner", "chrome", "heading", "index", "words"),
+        *("links", "prose"),
+    )
 
     def __init__(
         self,
@@ -103,6 +116,7 @@ class Block:
         owner: Node,
         chrome: tuple[Node, ...],
         heading: int,
+        links: int = 0,
     ) -> None:
         self.text = text
         self.chars = chars
@@ -112,6 +126,8 @@ class Block:
         self.heading = heading
         self.index = 0
         self.words = text.count(" ") + 1
+        self.links = links  # links that start in the block
+        self.prose = is_prose(self)  # reads like running text (markup.is_prose)
 
     @property
     def link_density(self) -> float:
@@ -169,22 +185,15 @@ class Page:
         return self.root
 
 
-def walk(soup: BeautifulSoup) -> Page:
+def walk(source: Source) -> Page:
     """Measure every element and cut the page's text into blocks, in one pass."""
-    page = Page()
-    html = next((child for child in soup.contents if isinstance(child, Tag)), None)
-    if html is None:
-        return page
-    return _Walker(page).run(html)
-
-
-# One open element: its node, the iterator over its children, per-name child counts, and
-# the anchor it opened (None unless it is an <a href>).
-_Frame = tuple[Node, Iterator[Any], dict[str, int], Anchor | None]
+    walker = _Walker(Page())
+    feed(source, walker)
+    return walker.finish()
 
 
 class _Walker:
-    """State of one walk; `run` is the whole algorithm."""
+    """State of one walk: a parser sink that measures each element as it closes."""
 
     def __init__(self, page: Page) -> None:
         self.page = page
@@ -197,6 +206,12 @@ class _Walker:
         self.heading = 0
         self.link_depth = 0  # <a> elements open around the current position
         self.anchor: Anchor | None = None  # the innermost open <a href>
+        # The open elements, each with its per-name child counts and the anchor it opened.
+        self.stack: list[tuple[Node, dict[str, int], Anchor | None]] = []
+        self.roots: dict[str, int] = {}
+        self.head: list[str] | None = None  # inside <head>: the <title> text read so far
+        self.in_head = False
+        self.articles = 0  # open <article> and <main> elements
 
     def flush(self) -> None:
         """Close the current block and credit its owner."""
@@ -213,10 +228,11 @@ class _Walker:
                 owner,
                 self.chrome,
                 self.heading,
+                len(self.pending),
             )
             block.index = len(self.page.blocks)
             self.page.blocks.append(block)
-            if is_prose(block):
+            if block.prose:
                 owner.good += block.chars
             for anchor in self.pending:
                 anchor.block = block
@@ -224,33 +240,56 @@ class _Walker:
         self.buffer_chars = 0
         self.buffer_link_chars = 0
 
-    def run(self, html: Tag) -> Page:
-        """Walk the tree below html iteratively, measuring nodes as they close."""
-        self.page.lang = _attr(html, "lang")
-        root = Node(html, None, 0, 1, 0)
-        self.page.nodes.append(root)
-        self.owners.append(root)
-        stack: list[_Frame] = [(root, iter(html.contents), {}, None)]
-        text, open_, close = self.text, self.open, self.close  # bound once: the loop is hot
-        while stack:
-            node, children, counts, own_anchor = stack[-1]
-            for child in children:
-                if isinstance(child, str):
-                    text(node, child)
-                elif isinstance(child, Tag):
-                    if child.name == "head":
-                        self.read_head(child)
-                        continue
-                    stack.append(open_(node, child, counts))
-                    break
-            else:
-                # Post-order: the node is complete.
-                stack.pop()
-                close(node, own_anchor)
+    def finish(self) -> Page:
+        """Close what the parser left open and return the page."""
+        while self.stack:
+            self.close(self.stack[-1][0].name)
+        if self.buffer:
+            self.flush()
         return self.page
 
-    def text(self, node: Node, text: str) -> None:
+    def open(self, name: str, attrs: dict[str, str]) -> None:
+        """Make the node of an element the parser enters."""
+        if self.in_head or name == "head":
+            self.read_head(name, attrs)
+            return
+        stack = self.stack
+        if stack:
+            parent, counts, _ = stack[-1]
+        elif self.page.nodes:
+            return  # a second root: lxml gives none, a page has one <html>
+        else:
+            parent, counts = None, self.roots
+        nodes = self.page.nodes
+        nth = counts[name] = counts.get(name, 0) + 1
+        node = Node(name, attrs, parent, len(nodes), nth, parent.depth + 1 if parent else 0)
+        nodes.append(node)
+        if parent is None:  # <html>: its block and attributes say nothing of the content
+            self.page.lang = attrs.get("lang") or None
+            self.owners.append(node)
+            stack.append((node, {}, None))
+            return
+        if name in ARTICLE_TAGS:
+            self.articles += 1
+        if name in CHROME_TAGS and not (name == "header" and self.articles):
+            node.chrome = True
+        if attrs:
+            self.read_attributes(node, attrs)
+        stack.append((node, {}, self.enter(node, attrs)))
+
+    def text(self, text: str) -> None:
         """Credit a text node to its element, the open block and the open link."""
+        if self.in_head:
+            if self.head is not None:
+                self.head.append(text)
+            return
+        if not self.stack:
+            return
+        node = self.stack[-1][0]
+        if not text.isascii():
+            text = visible(text)
+            if not text:
+                return
         if text.isspace():
             if self.buffer:
                 self.buffer.append(" ")
@@ -266,21 +305,6 @@ class _Walker:
             self.buffer_link_chars += chars
             if self.anchor is not None:
                 self.anchor.parts.append(text)
-
-    def open(self, parent: Node, tag: Tag, counts: dict[str, int]) -> _Frame:
-        """Make the node of an element the walk enters; return its stack frame."""
-        name = tag.name
-        nodes = self.page.nodes
-        nth = counts[name] = counts.get(name, 0) + 1
-        node = Node(tag, parent, len(nodes), nth, parent.depth + 1)
-        nodes.append(node)
-        # The builder keeps every attribute a plain string (no multi-valued lists).
-        attrs: dict[str, str] = tag.attrs  # type: ignore[assignment]
-        if name in CHROME_TAGS:
-            node.chrome = True
-        if attrs:
-            self.read_attributes(node, attrs)
-        return node, iter(tag.contents), {}, self.enter(node, attrs)
 
     def read_attributes(self, node: Node, attrs: dict[str, str]) -> None:
         """Count the element's id, class and style; mark it chrome when they name chrome."""
@@ -325,9 +349,22 @@ class _Walker:
         self.anchor = anchor
         return anchor
 
-    def close(self, node: Node, own_anchor: Anchor | None) -> None:
+    def close(self, name: str) -> None:
         """Finish an element: close what it opened and add its measures to its parent."""
+        if self.in_head:
+            if name == "head":
+                self.in_head = False
+            elif name == "title" and self.head is not None:
+                if not self.page.title:
+                    self.page.title = " ".join(visible("".join(self.head)).split())
+                self.head = None
+            return
+        if not self.stack:
+            return
+        node, _, own_anchor = self.stack.pop()
         name = node.name
+        if name in ARTICLE_TAGS:
+            self.articles -= 1
         if name in BLOCK_TAGS:
             if self.buffer:
                 self.flush()
@@ -355,29 +392,18 @@ class _Walker:
             parent.hv += node.hv
             parent.good += node.good
 
-    def read_head(self, head: Tag) -> None:
-        """Read the title, <base href> and meta properties from <head>.
-
-        The tree builder keeps nothing else in <head>, so its children are enough.
-        """
+    def read_head(self, name: str, attrs: dict[str, str]) -> None:
+        """Read the title, <base href> and meta properties from <head>."""
         page = self.page
-        for tag in head.contents:
-            if not isinstance(tag, Tag):
-                continue
-            attrs = tag.attrs
-            if tag.name == "meta":
-                key = attrs.get("property") or attrs.get("name")
-                content = attrs.get("content")
-                if key and content:
-                    page.meta.setdefault(str(key).lower(), str(content))
-            elif tag.name == "title" and not page.title:
-                page.title = " ".join(tag.get_text().split())
-            elif tag.name == "base" and page.base_href is None:
-                href = attrs.get("href")
-                page.base_href = str(href).strip() if href else None
-
-
-def _attr(tag: Tag, name: str) -> str | None:
-    """Return a string attribute or None."""
-    value = tag.attrs.get(name)
-    return str(value) if value else None
+        if name == "head":
+            self.in_head = True
+        elif name == "meta":
+            key = attrs.get("property") or attrs.get("name")
+            content = attrs.get("content")
+            if key and content:
+                page.meta.setdefault(key.lower(), content)
+        elif name == "title":
+            self.head = []
+        elif name == "base" and page.base_href is None:
+            href = attrs.get("href")
+            page.base_href = href.strip() if href else None

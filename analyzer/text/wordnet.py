@@ -1,20 +1,39 @@
-"""Look up WordNet synonyms through NLTK's reader on the prepared offline data."""
+"""WordNet senses and synonyms through NLTK's reader on the prepared offline data (English).
+
+A word has several senses, and most of its synonyms belong to one sense only: "car" means
+an automobile far more often than a railcar or a gondola. So synonyms come by sense:
+
+1. `senses(term)` lists the senses of a word or of a phrase WordNet holds, each with how
+   often the term means it (its share, from the SemCor counts of lemma.count(), the part of
+   speech and WordNet's order) and the synonyms it offers.
+2. `choose_senses(senses, context)` picks the senses the term most likely means, helped by
+   the other words of its keyword list (a Lesk-style overlap with each sense's gloss, lemmas,
+   nearest hypernyms and topic domains): when the list speaks of some senses, it chooses
+   among them; when it speaks of none, the usual sense must clearly dominate.
+
+A synonym is a lemma of the sense that means the sense itself: not a proper name, not a
+word of the term, not a lemma whose own usual meaning is something else ("machine" in the
+automobile sense, "shot" for a shooting: most of its uses are missiles, strokes and
+attempts), and never broader than the term (a hypernym of the sense).
+"""
 
 from __future__ import annotations
 
+import math
 import threading
 import warnings
+from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from analyzer.nltkdata import REQUIRED_FILES, TextDataMissing, data_dir, wordnet_dir
-from analyzer.text.languages import language_code
+from analyzer.text.languages import language_code, stopwords
 from analyzer.text.stemming import stems
 from analyzer.text.tokens import tokenize
 
 if TYPE_CHECKING:
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.corpus.reader.wordnet import Lemma, Synset, WordNetCorpusReader
 
 # NLTK's reader seeks and reads shared file objects, so lookups from several threads
 # take turns; results are cached, so the lock is held only on a first lookup.
@@ -22,37 +41,546 @@ _lock = threading.RLock()
 # One reader per data folder: loading one takes a second or two.
 _readers: dict[Path, WordNetCorpusReader] = {}
 
+# Languages with an offline thesaurus. Open Multilingual WordNet is neither in Debian nor
+# in a PyPI package that ships its data (the `wn` package downloads it at run time).
+THESAURUS_LANGUAGES = frozenset({"en"})
 
-def synonyms(term: str, language: str = "en") -> list[str]:
-    """Return WordNet synonyms of a word or phrase (English only), most common sense first."""
-    return list(_synonyms(" ".join(term.split()), language_code(language) or language, data_dir()))
+# Keyword lists name things: a noun sense is likelier than a verb sense of the same count.
+_POS_WEIGHT = {"n": 1.0, "a": 0.5, "s": 0.5, "r": 0.3, "v": 0.2}
+# A second sense the context supports as well joins the best when it is meant at least
+# this share as often.
+_JOIN_RATIO = 0.45
+# Without support from context, the best sense of an ambiguous term must have this share of
+# its uses, and this many times the share of any other: a term spread over senses
+# ("flights": aircraft, stairs, escape; "trade": commerce, craft) gets none.
+_MIN_SHARE = 0.25
+_DOMINANCE = 2.0
+# A context word found in a sense's description weighs as much as this many times the
+# tagged uses (at most _MAX_OVERLAP words count): SemCor's few counts come from other texts
+# than the list's, the list's words from the very topic it follows.
+_CONTEXT_WEIGHT = math.log(20.0)
+_MAX_OVERLAP = 3
+# A sense's description reaches this many hypernyms up: higher ones ("entity", "act") are
+# words of every topic.
+_HYPERNYM_LEVELS = 2
+# Fewer tagged uses than this in every sense of an ambiguous term say nothing about
+# which sense is meant: only context chooses then.
+_MIN_EVIDENCE = 3
+# A lemma is a synonym in a sense when at least this share of its counted uses in the sense's
+# part of speech are in it ("cost" for a price: 7 of 86), and at most this share of its
+# counted uses are in senses unrelated to it (see _near).
+_LEMMA_SHARE = 0.05
+_UNRELATED_SHARE = 0.5
+# Related senses are at most this many hypernym links apart (siblings are two), or one link
+# from a sense the term itself is used in.
+_NEAR_LINKS = 2
 
 
-@lru_cache(maxsize=16384)
-def _synonyms(term: str, language: str, root: Path) -> tuple[str, ...]:
-    """Return the synonyms of a space-normalised term, cached per data folder.
+class Sense(NamedTuple):
+    """One sense of a term: its WordNet synset, gloss, synonyms and how often it is meant."""
 
-    Lemmas that are only another form of the term itself ("car" for "cars") are left
-    out: they share its stems, so matching by stems finds them anyway.
+    id: str  # the synset's name, "car.n.01"
+    pos: str  # "n", "v", "a" (adjectives, satellites included) or "r"
+    gloss: str
+    term: str  # the tokenised term this is a sense of
+    uses: int  # the term's tagged uses in this sense (lemma.count())
+    share: float  # the share of the term's uses meaning this sense (0..1)
+    lemmas: int  # how many lemmas the sense has: with one, it has no synonym
+    root: Path  # the data folder it was read from (looking it up again costs more)
+
+    @property
+    def synonyms(self) -> tuple[str, ...]:
+        """Lemma names (with spaces) that mean this sense as the term does, most used first.
+
+        Worked out on first use: a keyword list needs those of its chosen senses only.
+        """
+        if self.lemmas < 2:
+            return ()
+        return _sense_synonyms(self.id, self.term, self.root)
+
+    @property
+    def signature(self) -> frozenset[str]:
+        """Stems of the words that describe the sense, the term's own left out."""
+        return _sense_signature(self.id, self.term, self.root)
+
+
+def has_thesaurus(language: str) -> bool:
+    """Return True if synonyms exist offline for the language."""
+    return (language_code(language) or language) in THESAURUS_LANGUAGES
+
+
+def senses(term: str, language: str = "en") -> tuple[Sense, ...]:
+    """Return the senses of a word or a phrase WordNet holds, in WordNet's order.
+
+    Senses naming a person, place or other proper name, and senses where the term only
+    abbreviates a longer lemma ("car" for "cable car"), are left out.
     """
-    if language != "en" or not term:
+    code = language_code(language) or language
+    if code not in THESAURUS_LANGUAGES:
+        return ()
+    return _senses(" ".join(tokenize(term)), data_dir())
+
+
+def choose_senses(
+    found: Iterable[Sense], context: Iterable[str] = (), parts_of_speech: str = "nvar"
+) -> tuple[Sense, ...]:
+    """Return the senses a term most likely means, in WordNet's order.
+
+    context: stems of the other words of the term's keyword list. parts_of_speech: those the
+    term may be ("na" for a word inside a noun phrase); shares are taken among them.
+
+    1. An ambiguous term with almost no tagged uses ("chip": one each for a fragment and a
+       piece of crockery) keeps only the senses the context supports, if any.
+    2. Only senses of the term's most used part of speech compete: context chooses a sense,
+       not whether the term is a noun or a verb.
+    3. Score each sense: the log of its tagged uses (plus one), plus _CONTEXT_WEIGHT per
+       context word found in its signature (gloss, lemmas, near hypernyms, hyponyms, parts,
+       topic domains): a list about government means the minister in office, although the
+       word meant a clergyman in 10 of 13 tagged uses; one about hospitals still means the
+       physician (73 uses), not the children's game whose gloss names a nurse (1 use).
+    4. A best sense without context support must clearly dominate: _MIN_SHARE of the uses
+       and _DOMINANCE times the share of any sense not near it (near: _NEAR_LINKS hypernym
+       links apart, as news on events and news in a paper).
+    5. Another sense joins the best when it is meant nearly as often and, like the best,
+       supported by context, or near it: the paint is not the oil of "oil spill".
+    """
+    candidates = [sense for sense in found if sense.pos in parts_of_speech]
+    total = sum(sense.share for sense in candidates)
+    if candidates and total < 1.0:
+        candidates = [sense._replace(share=sense.share / total) for sense in candidates]
+    words = context if isinstance(context, frozenset | set) else frozenset(context)
+    overlap = {
+        sense.id: min(_MAX_OVERLAP, len(sense.signature & words)) if words else 0
+        for sense in candidates
+    }
+    if len(candidates) > 1 and max(sense.uses for sense in candidates) < _MIN_EVIDENCE:
+        candidates = [sense for sense in candidates if overlap[sense.id]]
+    if not candidates:
+        return ()
+    # Context chooses among the senses of the part of speech the term is most used in.
+    usual = max(candidates, key=lambda sense: sense.share)
+    candidates = [sense for sense in candidates if sense.pos == usual.pos]
+    score = {
+        sense.id: math.log(sense.uses + 1) + _CONTEXT_WEIGHT * overlap[sense.id]
+        for sense in candidates
+    }
+    # The first of equals; the share (WordNet's order among unused senses) breaks ties.
+    best = max(candidates, key=lambda sense: (score[sense.id], sense.share))
+    near = {sense.id for sense in candidates if _near_senses(best.id, sense.id, best.root)}
+    if not overlap[best.id]:
+        others = [sense.share for sense in candidates if sense.id not in near]
+        if best.share < _MIN_SHARE or best.share < _DOMINANCE * max(others, default=0.0):
+            return ()
+    chosen = {
+        sense.id
+        for sense in candidates
+        if sense.share >= _JOIN_RATIO * best.share
+        and (sense.id in near or (overlap[best.id] and overlap[sense.id]))
+    }
+    return tuple(sense for sense in candidates if sense.id in chosen | {best.id})
+
+
+def synonyms(term: str, language: str = "en", context: Iterable[str] = ()) -> list[str]:
+    """Return the synonyms of the senses a word or phrase most likely means (English only)."""
+    found: dict[str, None] = {}
+    for sense in choose_senses(senses(term, language), context):
+        found.update(dict.fromkeys(sense.synonyms))
+    return list(found)
+
+
+def context_stems(texts: Iterable[str]) -> frozenset[str]:
+    """Return the English stems of the content words of some texts, for choose_senses."""
+    common = stopwords("en")
+    words = [word for text in texts for word in tokenize(text) if word not in common]
+    return frozenset(stems(words, "en"))
+
+
+def in_wordnet(phrase: str) -> bool:
+    """Return True if WordNet holds a multi-word phrase as one lemma ("climate change")."""
+    words = tokenize(phrase)
+    return len(words) > 1 and bool(_senses(" ".join(words), data_dir()))
+
+
+def word_forms(name: str, pos: str) -> tuple[str, ...]:
+    """Return a lemma and its English inflections for a part of speech, the lemma first.
+
+    Nouns inflect their last word ("work stoppages"), verbs their first ("walked out");
+    irregular forms come from WordNet's exception lists, the rest from the regular rules.
+    """
+    words = name.lower().split()
+    if not words:
+        return ()
+    if pos == "n":
+        at, inflected = len(words) - 1, _plurals(words[-1])
+    elif pos == "v":
+        at, inflected = 0, _verb_forms(words[0])
+    else:
+        return (" ".join(words),)
+    found = {" ".join(words): None}
+    for form in inflected:
+        found[" ".join([*words[:at], form, *words[at + 1 :]])] = None
+    return tuple(found)
+
+
+def variants(word: str) -> tuple[str, ...]:
+    """Return a word and every inflection of the lemmas it may be a form of (any noun or verb).
+
+    "prices" gives price, prices, priced, pricing: what a word of a phrase may look like
+    where a synonym stands beside it.
+    """
+    found = {word: None}
+    for base, pos in _bases(word, data_dir()):
+        found.update(dict.fromkeys(word_forms(base, pos)))
+    if len(found) == 1:
+        found.update(dict.fromkeys(_plurals(word)))
+    return tuple(found)
+
+
+@lru_cache(maxsize=1 << 18)
+def _senses(term: str, root: Path) -> tuple[Sense, ...]:
+    """Return senses(term) for a tokenised, space-joined term, cached per data folder."""
+    if not term:
         return ()
     reader = _reader(root)
+    key = term.replace(" ", "_")
+    counts = _counts(root)
     with _lock:
-        names = [
-            lemma
-            for synset in reader.synsets(term.replace(" ", "_"))
-            for lemma in synset.lemma_names()
-        ]
-    seen = {tuple(stems(tokenize(term)))}
-    found: list[str] = []
-    for lemma in names:
-        name = lemma.replace("_", " ")
-        key = tuple(stems(tokenize(name)))
-        if key not in seen:
-            seen.add(key)
-            found.append(name)
+        synsets = reader.synsets(key)
+        bases: dict[str, set[str]] = {}  # per part of speech, the base forms of the term
+        owned = [(synset, _own_lemma(reader, synset, key, bases)) for synset in synsets]
+        # "computing" is a noun of its own: the verb "compute" it may also be a form of is
+        # not what a keyword list means by it.
+        exact_pos = {_pos(s) for s, own in owned if own is not None and own.name().lower() == key}
+        weighed: list[tuple[Synset, Lemma, float]] = []
+        for rank, (synset, own) in enumerate(owned):
+            if own is None or _proper(own, synset) or _clipped(own, synset):
+                continue
+            pos = _pos(synset)
+            if exact_pos and pos not in exact_pos:
+                continue
+            count = counts.get(own.key(), 0)
+            weighed.append((synset, count, _POS_WEIGHT[pos] * (count + 1.0 / (rank + 1))))
+        total = sum(weight for _, _, weight in weighed) or 1.0
+        return tuple(
+            Sense(
+                synset.name(),
+                _pos(synset),
+                synset.definition(),
+                term,
+                count,
+                weight / total,
+                len(synset.lemmas()),
+                root,
+            )
+            for synset, count, weight in weighed
+        )
+
+
+@lru_cache(maxsize=1 << 18)
+def _sense_synonyms(sense_id: str, term: str, root: Path) -> tuple[str, ...]:
+    reader = _reader(root)
+    with _lock:
+        return _synonyms_of(reader, reader.synset(sense_id), term, root)
+
+
+@lru_cache(maxsize=1 << 18)
+def _sense_signature(sense_id: str, term: str, root: Path) -> frozenset[str]:
+    reader = _reader(root)
+    with _lock:
+        return _signature(reader.synset(sense_id)) - frozenset(stems(term.split(), "en"))
+
+
+@lru_cache(maxsize=4)
+def _counts(root: Path) -> dict[str, int]:
+    """Return {sense key: tagged uses} from cntlist.rev, read once (NLTK searches the file
+    on every lemma.count())."""
+    counts: dict[str, int] = {}
+    path = wordnet_dir(root) / "cntlist.rev"
+    if path.is_file():
+        for line in path.read_text(encoding="utf-8").splitlines():
+            parts = line.split()
+            if len(parts) == 3:
+                counts[parts[0]] = int(parts[2])
+    return counts
+
+
+def _count(lemma: Lemma) -> int:
+    return _counts(data_dir()).get(lemma.key(), 0)
+
+
+def _pos(synset: Synset) -> str:
+    pos = synset.pos()
+    return "a" if pos == "s" else pos
+
+
+def _own_lemma(
+    reader: WordNetCorpusReader, synset: Synset, key: str, bases: dict[str, set[str]]
+) -> Lemma | None:
+    """Return the synset's lemma that the term (or its base form) names.
+
+    bases: the term's base forms per part of speech, filled as they are looked up.
+    """
+    names = bases.get(synset.pos())
+    if names is None:
+        names = {key.lower()}
+        names.update(base.lower() for base in reader._morphy(key.lower(), synset.pos()))
+        bases[synset.pos()] = names
+    for lemma in synset.lemmas():
+        if lemma.name().lower() in names:
+            return lemma
+    return None
+
+
+def _proper(own: Lemma, synset: Synset) -> bool:
+    """Return True for a proper-name sense: capitalised in WordNet, or an instance."""
+    return own.name()[:1].isupper() or bool(synset.instance_hypernyms())
+
+
+def _clipped(own: Lemma, synset: Synset) -> bool:
+    """Return True when the term only abbreviates the sense's main lemma ("car", cable car)."""
+    first = synset.lemmas()[0]
+    parts = first.name().lower().split("_")
+    return first != own and len(parts) > 1 and own.name().lower() in parts
+
+
+def _synonyms_of(
+    reader: WordNetCorpusReader, synset: Synset, term: str, root: Path
+) -> tuple[str, ...]:
+    """Return the lemmas of a sense that are synonyms of the term in that sense."""
+    term_words = set(term.split())
+    term_stems = tuple(stems(term.split(), "en"))
+    # The senses the term itself is used in: a synonym's use one link from them still
+    # means what the term means ("cost" as an outlay is next to "price" as an amount).
+    used = [
+        reader.synset(sense.id)
+        for sense in _senses(term, root)
+        if sense.uses and sense.pos == _pos(synset)
+    ]
+    common = stopwords("en")
+    broader = set(_ancestors(synset.name(), root)) - {synset.name()}
+    found: list[tuple[int, str]] = []
+    for lemma in synset.lemmas():
+        name = lemma.name().replace("_", " ")
+        words = tokenize(name)
+        if not words or any(char.isupper() for char in name):
+            continue  # a proper name, or an abbreviation written in capitals
+        if set(words) <= term_words or tuple(stems(words, "en")) == term_stems:
+            continue  # the term itself, one of its forms, or a word taken out of it
+        if all(word in common for word in words):
+            continue  # symbols made of stop words ("in" for Indiana)
+        uses = reader.lemmas(lemma.name())
+        if any(other.synset().name() in broader for other in uses):
+            continue  # broader than the term
+        if not _usual_sense(lemma, synset, uses, used):
+            continue
+        found.append((_count(lemma), name))
+    found.sort(key=lambda item: -item[0])  # stable: WordNet's order among equals
+    return tuple(name for _, name in found)
+
+
+def _usual_sense(lemma: Lemma, synset: Synset, uses: list[Lemma], used: list[Synset]) -> bool:
+    """Return True if the lemma stands for this sense in most of its counted uses.
+
+    It needs _LEMMA_SHARE of its uses in the sense's part of speech, and its uses in
+    unrelated senses (another part of speech, or a sense not near this one nor a sense the
+    term is used in: see _near) may be at most _UNRELATED_SHARE of them: "cost" for a price
+    keeps (its other uses are outlays, next to a price), "suit" for a lawsuit does not (13
+    of its 24 uses are clothes), nor "shot" for a shooting (30 of 54 are missiles, strokes,
+    attempts), nor "offense" for a crime (3 of 4 are discourtesy and umbrage). A lemma with
+    no counted use keeps only a sense it alone names in its part of speech.
+    """
+    if len(uses) <= 1:
+        return True
+    total = sum(_count(other) for other in uses)
+    if total == 0:
+        return sum(_pos(other.synset()) == _pos(synset) for other in uses) == 1
+    same_pos = sum(_count(other) for other in uses if _pos(other.synset()) == _pos(synset))
+    if _count(lemma) == 0 or _count(lemma) < _LEMMA_SHARE * same_pos:
+        return False
+    # What the sense is called, but for the lemma itself, which its other glosses may name.
+    named = _lemma_stems(synset) - context_stems([lemma.name().replace("_", " ")])
+    unrelated = sum(
+        _count(other)
+        for other in uses
+        if _count(other)
+        and other.synset() != synset
+        and not _near(other.synset(), synset, used, named)
+    )
+    return unrelated <= _UNRELATED_SHARE * total
+
+
+def _near(one: Synset, other: Synset, used: list[Synset], named: frozenset[str]) -> bool:
+    """Return True if a lemma's use in one sense is as good as a use in the other.
+
+    Adjectives and adverbs have no hypernyms: any two of the same part of speech are near.
+    Nouns and verbs are near within _NEAR_LINKS hypernym links, within one link of a sense
+    the term is used in, or when one's gloss names the other (named: stems of its lemmas).
+    """
+    if _pos(one) != _pos(other):
+        return False
+    if one.pos() not in ("n", "v"):
+        return True
+    root = data_dir()
+    if _links(one.name(), other.name(), root) <= _NEAR_LINKS:
+        return True
+    if any(_links(one.name(), sense.name(), root) <= 1 for sense in used):
+        return True
+    return bool(_gloss_stems(one) & named)
+
+
+@lru_cache(maxsize=1 << 16)
+def _near_senses(one: str, other: str, root: Path) -> bool:
+    """Return True if two senses (synset names) are at most _NEAR_LINKS hypernym links apart."""
+    return _links(one, other, root) <= _NEAR_LINKS
+
+
+def _links(one: str, other: str, root: Path) -> float:
+    """Return how many hypernym links apart two senses are (inf with no common hypernym)."""
+    if one == other:
+        return 0
+    mine, theirs = _ancestors(one, root), _ancestors(other, root)
+    if len(theirs) < len(mine):
+        mine, theirs = theirs, mine
+    return min((up + theirs[name] for name, up in mine.items() if name in theirs), default=math.inf)
+
+
+@lru_cache(maxsize=1 << 16)
+def _ancestors(sense_id: str, root: Path) -> dict[str, int]:
+    """Return {hypernym's synset name: links up to it} of a sense, itself at 0."""
+    reader = _reader(root)
+    found = {sense_id: 0}
+    level = [sense_id]
+    with _lock:
+        while level:
+            upper = []
+            for name in level:
+                synset = reader.synset(name)
+                for above in synset.hypernyms() + synset.instance_hypernyms():
+                    if above.name() not in found:
+                        found[above.name()] = found[name] + 1
+                        upper.append(above.name())
+            level = upper
+    return found
+
+
+def _gloss_stems(synset: Synset) -> frozenset[str]:
+    return context_stems([synset.definition()])
+
+
+def _lemma_stems(synset: Synset) -> frozenset[str]:
+    return context_stems(name.replace("_", " ") for name in synset.lemma_names())
+
+
+def _signature(synset: Synset) -> frozenset[str]:
+    """Return the stems of the words describing a sense: its gloss and its neighbours' lemmas.
+
+    Neighbours: its hypernyms up to _HYPERNYM_LEVELS links, its hyponyms, parts, wholes and
+    the topic, usage and region domains of it and of its hypernyms. Not its examples: "The
+    car hit a tree" would tie "strike" (hit) to any list about cars.
+    """
+    texts = [synset.definition()]
+    above: list[Synset] = []
+    level = [synset]
+    for _ in range(_HYPERNYM_LEVELS):
+        level = [upper for lower in level for upper in lower.hypernyms()]
+        above.extend(level)
+    domains = [
+        domain
+        for sense in (synset, *above)
+        for domain in (*sense.topic_domains(), *sense.usage_domains(), *sense.region_domains())
+    ]
+    neighbours = [
+        synset,
+        *above,
+        *domains,
+        *synset.hyponyms(),
+        *synset.part_holonyms(),
+        *synset.part_meronyms(),
+        *synset.member_holonyms(),
+    ]
+    texts.extend(name.replace("_", " ") for other in neighbours for name in other.lemma_names())
+    return context_stems(texts)
+
+
+@lru_cache(maxsize=1 << 18)
+def _bases(word: str, root: Path) -> tuple[tuple[str, str], ...]:
+    """Return the (lemma, pos) a word may be a noun or verb form of."""
+    reader = _reader(root)
+    found: dict[tuple[str, str], None] = {}
+    with _lock:
+        for pos in ("n", "v"):
+            for base in reader._morphy(word, pos):
+                found[(base.replace("_", " ").lower(), pos)] = None
     return tuple(found)
+
+
+@lru_cache(maxsize=1)
+def _irregular(root: Path) -> dict[tuple[str, str], tuple[str, ...]]:
+    """Return {(lemma, pos): its irregular forms} from WordNet's exception lists."""
+    reader = _reader(root)
+    found: dict[tuple[str, str], list[str]] = {}
+    for pos in ("n", "v"):
+        for form, bases in reader._exception_map[pos].items():
+            for base in bases:
+                found.setdefault((base, pos), []).append(form)
+    return {key: tuple(forms) for key, forms in found.items()}
+
+
+def _plurals(word: str) -> tuple[str, ...]:
+    """Return a noun's plural forms: irregular ones, else the regular one."""
+    irregular = _irregular(data_dir()).get((word, "n"))
+    if irregular:
+        return irregular
+    return _add_s(word)
+
+
+def _add_s(word: str) -> tuple[str, ...]:
+    """Return the regular -s forms (plural of a noun, third person of a verb)."""
+    if word.endswith("o"):
+        return (word + "s", word + "es")  # autos, potatoes
+    if word.endswith("man") and len(word) > 3:
+        return (word[:-3] + "men", word + "s")  # gunmen (and Germans)
+    if word.endswith(("ss", "us", "x", "z", "ch", "sh")):
+        return (word + "es",)
+    if word.endswith("s"):
+        return ()  # already plural, or a mass noun ("measles", "news")
+    if len(word) > 1 and word.endswith("y") and word[-2] not in "aeiou":
+        return (word[:-1] + "ies",)
+    return (word + "s",)
+
+
+def _verb_forms(word: str) -> tuple[str, ...]:
+    """Return a verb's -s, past and -ing forms, irregular past forms from WordNet first."""
+    irregular = _irregular(data_dir()).get((word, "v"), ())
+    past = irregular if irregular else (_add_ed(word),)
+    return (*_add_s(word), *past, _add_ing(word))
+
+
+def _doubles(word: str) -> bool:
+    """Return True if a short verb doubles its last consonant (stop, stopped, stopping)."""
+    vowels = "aeiou"
+    return (
+        3 <= len(word) <= 4
+        and word[-1] not in vowels + "wxy"
+        and word[-2] in vowels
+        and word[-3] not in vowels
+    )
+
+
+def _add_ed(word: str) -> str:
+    if word.endswith("e"):
+        return word + "d"
+    if len(word) > 1 and word.endswith("y") and word[-2] not in "aeiou":
+        return word[:-1] + "ied"
+    return word + word[-1] + "ed" if _doubles(word) else word + "ed"
+
+
+def _add_ing(word: str) -> str:
+    if word.endswith("ie"):
+        return word[:-2] + "ying"
+    if word.endswith("e") and not word.endswith("ee") and len(word) > 2:
+        return word[:-1] + "ing"
+    return word + word[-1] + "ing" if _doubles(word) else word + "ing"
 
 
 def wordnet_reader(root: Path | None = None) -> WordNetCorpusReader:
@@ -87,3 +615,34 @@ def _reader(root: Path) -> WordNetCorpusReader:
         warnings.simplefilter("ignore")
         reader = _readers[root] = _nltk_wordnet.EnglishWordNet(str(folder), None)
         return reader
+
+
+@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1 << 18)
+def irregular_forms(word: str) -> tuple[str, ...]:
+    """Return the irregular forms of the lemmas a word may be a form of ("strike": struck).
+
+    Only those a Snowball stem does not already find ("mice" for "mouse", "struck" for
+    "strike", but not "strikes").
+    """
+    table = _irregular(data_dir())
+    own = stems([word], "en")[0]
+    found: dict[str, None] = {}
+    for base, pos in ((word, "n"), (word, "v"), *_bases(word, data_dir())):
+        for form in table.get((base, pos), ()):
+            if " " not in form and stems([form], "en")[0] != own:
+                found[form] = None
+    if word.endswith("man") and len(word) > 3:
+        found[word[:-3] + "men"] = None  # "gunmen": a rule of morphy's, not an exception
+    return tuple(found)
+
+
+@lru_cache(maxsize=4096)
+def sense_gloss(sense_id: str) -> str:
+    """Return the gloss of a sense by its synset name, "" for an unknown one."""
+    reader = _reader(data_dir())
+    with _lock:
+        try:
+            return str(reader.synset(sense_id).definition())
+        except (ValueError, LookupError, AttributeError):
+            return ""

@@ -1,4 +1,4 @@
-"""WordNet synonyms through NLTK's reader on Debian's wordnet-base, prepared offline."""
+"""WordNet senses and synonyms through NLTK's reader on Debian's wordnet-base, prepared offline."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 
 from analyzer import nltkdata
 from analyzer.text import TextDataMissing, _nltk_wordnet, synonyms
+from analyzer.text.wordnet import choose_senses, context_stems, in_wordnet, senses
 
 
 @pytest.fixture(scope="module")
@@ -24,17 +25,42 @@ def prepared(wordnet_root: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return wordnet_root
 
 
-def test_car_has_automobile_and_motorcar(prepared):
+def test_car_has_automobile_and_motorcar_but_only_in_its_usual_sense(prepared):
     found = synonyms("car")
     assert {"automobile", "motorcar", "auto"} <= set(found)
-    assert found.index("automobile") < found.index("railcar")  # most common sense first
-    assert "car" not in found
+    assert found.index("automobile") < found.index("motorcar")  # most used first
+    assert not {"car", "machine", "railcar", "gondola", "cable car"} & set(found)
+
+
+def test_every_sense_is_listed_with_its_share_and_the_usual_one_is_chosen(prepared):
+    listed = senses("car")
+    assert [sense.id for sense in choose_senses(listed)] == ["car.n.01"]
+    assert abs(sum(sense.share for sense in listed) - 1) < 1e-9
+    railcar = next(sense for sense in listed if sense.id == "car.n.02")
+    assert "railcar" in railcar.synonyms and railcar.share < 0.1
+    assert not any(sense.id == "cable_car.n.01" for sense in listed)  # "car" only abbreviates it
+
+
+def test_a_lemma_that_usually_means_something_else_or_more_is_no_synonym(prepared):
+    [car] = [sense for sense in senses("car") if sense.id == "car.n.01"]
+    assert "machine" not in car.synonyms
+    assert "fart" not in synonyms("wind") and "jazz" not in synonyms("wind")
+
+
+def test_context_words_choose_among_rare_senses(prepared):
+    assert choose_senses(senses("chip")) == ()
+    [sense] = choose_senses(senses("chip"), context_stems(["semiconductor"]))
+    assert "microchip" in sense.synonyms
+
+
+def test_proper_name_senses_are_left_out(prepared):
+    assert not any(sense.id == "price.n.07" for sense in senses("price"))  # Leontyne Price
 
 
 def test_multi_word_lemmas_are_looked_up_and_returned_with_spaces(prepared):
     assert "solar energy" in synonyms("solar power")
     assert "solar energy" in synonyms("  Solar   Power ")
-    assert {"railway car", "cable car"} <= set(synonyms("car"))
+    assert in_wordnet("climate change") and not in_wordnet("rail strike")
     assert not any("_" in name for name in synonyms("car") + synonyms("solar power"))
 
 
@@ -110,3 +136,27 @@ def test_the_default_folder_is_var_nltk_data_and_works_once_prepared(monkeypatch
     assert root == Path(nltkdata.__file__).resolve().parent.parent / "var" / "nltk_data"
     nltkdata.prepare(root)  # what `make setup` runs; idempotent
     assert "automobile" in synonyms("car")
+
+
+def test_the_other_words_of_a_list_outweigh_a_sense_that_only_tagged_texts_favour(prepared):
+    political = context_stems(["government", "parliament"])
+    chosen = [sense.id for sense in choose_senses(senses("minister"), political)]
+    assert "minister.n.02" in chosen and "curate.n.01" not in chosen
+    # Without a word about government, the clergyman (10 of 13 tagged uses) stays.
+    assert [sense.id for sense in choose_senses(senses("minister"))] == ["curate.n.01"]
+    # One faint overlap does not outweigh 73 tagged uses: a doctor near nurses is a physician.
+    medical = context_stems(["hospital", "nurses"])
+    assert [sense.id for sense in choose_senses(senses("doctor"), medical)] == ["doctor.n.01"]
+
+
+def test_without_context_a_sense_must_clearly_dominate_unless_its_rivals_are_near(prepared):
+    assert choose_senses(senses("trade")) == ()  # commerce or craft: as often each
+    # News on events and news in a paper are siblings: both are meant.
+    assert {sense.id for sense in choose_senses(senses("news"))} == {"news.n.01", "news.n.02"}
+
+
+def test_a_lemma_mostly_used_in_unrelated_senses_is_no_synonym(prepared):
+    assert "shot" not in synonyms("shooting")  # missiles, strokes and attempts
+    crime = synonyms("crime")
+    assert "offense" not in crime and {"law-breaking", "criminal offense"} <= set(crime)
+    assert "cost" in synonyms("prices")  # an outlay is one link from a price

@@ -14,8 +14,8 @@ Each leg runs in its own process too, so each gets a core and its own peak-memor
            versions and links in the database, in a dedicated database (DATABASE_URL's
            server, database "webclip_bench_crawl", created and dropped here).
 
-Target: ours / scrapy >= 1.0 pages per second for fetch + link extraction; the
-analyze+store cost is reported separately.
+Targets: the headline is the whole crawl (fetch + analysis + storage) against Scrapy's
+fetch-only pages per second, >= 1.0; fetch + link extraction alone against Scrapy's, >= 1.0.
 
 Usage: .venv/bin/python bench/crawl_throughput.py [--pages N] [--rounds R] [--skip-store]
 """
@@ -335,7 +335,16 @@ def main() -> int:
             )
     ours = results["ours"]["pages"] / results["ours"]["seconds"]
     scrapy = results["scrapy"]["pages"] / results["scrapy"]["seconds"]
-    print(f"ratio ours/scrapy (fetch + link extraction): {ours / scrapy:.2f}  (target >= 1.0)")
+    if "store" in results:
+        full = results["store"]["pages"] / results["store"]["seconds"] / scrapy
+        print(
+            f"{'PASS' if full >= 1.0 else 'FAIL'}  whole crawl (fetch + analyze + store) / "
+            f"Scrapy fetch-only: {full:.2f}x  (target >= 1.0)"
+        )
+    print(
+        f"{'PASS' if ours / scrapy >= 1.0 else 'FAIL'}  fetch + link extraction / Scrapy: "
+        f"{ours / scrapy:.2f}x  (target >= 1.0)"
+    )
     if "store" in results:
         store = results["store"]
         per_page = (

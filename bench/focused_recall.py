@@ -1,42 +1,40 @@
-"""Benchmark xCrawl's recall against breadth-first and a best-first focused crawler.
+"""Benchmark xCrawl's recall against breadth-first on a real blog, a generated shop and the demo.
 
-The site: a generated shop on 127.0.0.1 (tests/crawler/xcrawl_site.py), about 3,900 pages:
-a header menu with JavaScript brand menus built on hover, a category hierarchy (12 sections
--> 7 brands each -> paginated product lists, 24 to 60 products per brand, 12 per page),
-product pages with breadcrumbs and related products, a site map page, a paginated blog, a
-GET search form, and off-topic sections built from structurally identical pages (cameras
-versus printers, phones, laptops, tablets, televisions, headphones, monitors, watches,
-consoles, kitchen appliances, accessories). URLs carry ids, not words; 30% of the product
-names end with their category's noun ("... camera", "... printer"), and some off-topic
-anchors name the topic (camera bags, lens care, webcams "for zoom calls"). The targets
-(the cameras and the camera guides) are about 6.5% of the pages.
+1. The real blog (`../shared/eval/sites/andreagrandi`, a Hugo blog: 255 posts, a paginated
+   post list of 51 pages, category and tag hubs, feeds, a sitemap on the production host),
+   served from its dump by `python3 -m http.server` on 127.0.0.1. For each topic (a user's
+   one-word keyword list: python 36 posts, maemo 48, ubuntu 25) breadth-first and the
+   xCrawl variants crawl it in the same run, once with every hub and once with category
+   and tag hubs excluded (the site's exclude pattern refuses /categories/ and /tags/), with
+   the site's default max_depth (8). Recall after 100 and 250 fetches: the topic's posts
+   fetched / the topic's posts.
+2. Repeatability: the same xCrawl run twice with the same seed fetches the same URLs in the
+   same order.
+3. The generated shop (tests/crawler/xcrawl_site.py, about 3,900 pages): targets are the
+   pages the validator accepts; recall after 100, 250 and 500 fetches.
+4. The demo site (demo/): a calendar trap and print copies with tracking parameters and
+   rel=canonical; trap fetches and the duplicate share of fetches, per strategy.
+5. Crawl speed: pages/s of xCrawl and breadth-first over the same budget, fetching,
+   analysis and storage included (the whole run loop, PostgreSQL).
 
-The topic: the keywords camera, sensor, zoom, lens, megapixel. The targets: every page the
-validator accepts (checked offline on every page of the site), the denominator of recall.
-
-Every strategy runs through the real crawl loop (crawler.run.loop.crawl: real fetcher, real
-analyzer, PostgreSQL) with the same budget; recall after 100, 250 and 500 fetches and the
-harvest rate (targets / fetched) come from the order of the fetches. Peers:
-
-- bfs: the crawler's breadth-first strategy;
-- best-first: a classic focused crawler; each unfetched URL is scored by the similarity of
-  its anchor texts and URL words to the topic (stems), ties in discovery order;
-- xcrawl variants: HITS only, HITS + PageRank, HITS + topic-sensitive PageRank (default),
-  and the default without the site's search (no query generation).
-
-Usage: .venv/bin/python bench/focused_recall.py [--budget 500] [--seed 1] [--concurrency 4]
+Usage: .venv/bin/python bench/focused_recall.py [--variants hits+tspr,hits,hits+pagerank]
+       [--topics python,maemo,ubuntu] [--skip-shop] [--skip-demo] [--seed 1]
 Needs PostgreSQL (DATABASE_URL, as `make bench` sets it); uses its own database.
 """
 
 from __future__ import annotations
 
 import argparse
-import heapq
+import glob
 import os
+import re
+import socket
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import unquote
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -52,92 +50,45 @@ from django.conf import settings  # noqa: E402
 from django.test.utils import setup_databases, teardown_databases  # noqa: E402
 
 from analyzer import analyze  # noqa: E402
-from analyzer.text import stems, tokenize  # noqa: E402
-from crawler.conf import xcrawl_settings  # noqa: E402
+from analyzer.text import stems  # noqa: E402
 from crawler.models import Site  # noqa: E402
 from crawler.run.loop import crawl  # noqa: E402
-from crawler.strategies import PageObservation, Strategy, register  # noqa: E402
-from crawler.strategies.xcrawl import XCrawl, XCrawlHits, XCrawlPageRank  # noqa: E402
+from crawler.strategies import PageObservation  # noqa: E402
 from crawler.strategies.xcrawl.validator import validate  # noqa: E402
 from crawler.topic import Topic, register_topic_provider  # noqa: E402
-from tests.crawler.servers import SiteServer  # noqa: E402
-from tests.crawler.xcrawl_site import TOPIC_WORDS, build_shop  # noqa: E402
 
-CHECKPOINTS = (100, 250, 500)
-TARGETS = {"vs_bfs": 2.0, "vs_best_first": 1.4, "weight_share": 0.10}
-TOPIC = Topic(terms={stem: 1.0 for stem in stems(TOPIC_WORDS)}, language="en")
-INSTANCES: list[Strategy] = []
-
-
-# --- The best-first baseline ------------------------------------------------------------------
+BLOG = ROOT.parent / "shared" / "eval" / "sites" / "andreagrandi"
+TOPICS = {"python": "python", "maemo": "maemo-en", "ubuntu": "ubuntu-en"}
+VARIANTS = {"hits+tspr": "xcrawl", "hits": "xcrawl-hits", "hits+pagerank": "xcrawl-pagerank"}
+EXCLUDE_HUBS = r"^https?://[^/]+/(categories|tags)/"
+TARGETS = {"recall@100": 0.60, "vs_bfs": 2.0, "trap_fetches": 30, "duplicate_share": 0.05}
+TARGETS |= {"speed": 0.80}
 
 
-@register
-class BestFirst(Strategy):
-    """Fetch the URL whose anchors and URL words share most stems with the topic first."""
-
-    name = "b-best-first"
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        self.heap: list[tuple[float, int, str]] = []
-        self.score: dict[str, float] = {}
-        self.order = 0
-        self.seen: set[str] = set()
-        for url in self.site.seeds():
-            self._push(self.frontier.canonical(url), 1.0)
-
-    def next_urls(self, limit: int) -> list[str]:
-        urls: list[str] = []
-        while self.heap and len(urls) < limit:
-            negative, _, url = heapq.heappop(self.heap)
-            if url in self.seen or -negative < self.score.get(url, 0.0):
-                continue  # fetched, or an outdated entry
-            self.seen.add(url)
-            urls.append(url)
-        return urls
-
-    def observe(self, observation: PageObservation) -> None:
-        for link in observation.links:
-            if link.url in self.seen or self.frontier.refusal(link.url, observation.depth + 1):
-                continue
-            words = tokenize(link.anchor) + tokenize(link.url.split("://", 1)[-1])
-            found = set(stems(words, TOPIC.language))
-            relevance = TOPIC.score(found) / max(1.0, sum(TOPIC.terms.values()))
-            self._push(link.url, max(relevance, self.score.get(link.url, 0.0)))
-
-    def _push(self, url: str, score: float) -> None:
-        if url in self.score and score <= self.score[url]:
-            return
-        self.score[url] = score
-        self.order += 1
-        heapq.heappush(self.heap, (-score, self.order, url))
+def keyword_topic(*words: str) -> Topic:
+    """Return the topic of one keyword list holding `words`, as clipping builds it."""
+    return Topic(terms={stem: 1.0 for stem in stems(list(words))}, queries={w: 1.0 for w in words})
 
 
-# --- xCrawl variants, remembered so their weight time can be read -----------------------------
+def blog_posts() -> set[str]:
+    return {
+        f"/posts/{d}/"
+        for d in os.listdir(BLOG / "posts")
+        if (BLOG / "posts" / d / "index.html").is_file()
+    }
 
 
-def remembered(cls: type[XCrawl], name: str, **overrides: object) -> type[XCrawl]:
-    def init(self, *args, **kwargs) -> None:
-        kwargs["settings"] = xcrawl_settings(
-            **({"variant": cls.variant} if cls.variant else {}), **overrides
-        )
-        cls.__init__(self, *args, **kwargs)
-        INSTANCES.append(self)
-
-    return register(
-        type(f"Bench{cls.__name__}{len(name)}", (cls,), {"name": name, "__init__": init})
-    )
-
-
-RUNS = [
-    ("bfs", "bfs"),
-    ("best-first", "b-best-first"),
-    ("xcrawl hits", remembered(XCrawlHits, "b-xc-hits").name),
-    ("xcrawl hits+pagerank", remembered(XCrawlPageRank, "b-xc-pagerank").name),
-    ("xcrawl hits+tspr", remembered(XCrawl, "b-xc").name),
-    ("xcrawl hits+tspr, no search", remembered(XCrawl, "b-xc-nosearch", search=False).name),
-]
+def blog_topic(category: str) -> set[str]:
+    """Return the posts of a category (the README's definition)."""
+    files = [
+        BLOG / "categories" / category / "index.html",
+        *glob.glob(str(BLOG / "categories" / category / "page" / "*" / "index.html")),
+    ]
+    links: set[str] = set()
+    for name in files:
+        text = Path(name).read_text(encoding="utf-8")
+        links |= {unquote(h) for h in re.findall(r'href="(/posts/[^"]+/)"', text)}
+    return links & blog_posts()
 
 
 @dataclass
@@ -145,150 +96,285 @@ class Result:
     label: str
     fetched: list[str] = field(default_factory=list)
     seconds: float = 0.0
-    weight_seconds: float | None = None
-    stop_reason: str = ""
+    run: object = None
 
 
-def targets_of(shop, origin: str) -> set[str]:
-    """Return the URLs of the pages the validator accepts (checked on every page)."""
-    found = set()
-    for path in shop.paths():
-        analysis = analyze(shop.answer(path), origin + path)
-        if validate(analysis, TOPIC).accepted:
-            found.add(origin + path)
-    return found
-
-
-def run_one(label: str, strategy: str, server: SiteServer, budget: int, seed: int) -> Result:
+def run_one(
+    label: str,
+    root: str,
+    strategy: str,
+    topic: Topic,
+    budget: int,
+    seed: int,
+    *,
+    excludes: str = "",
+    max_depth: int = 8,
+) -> Result:
     Site.objects.all().delete()
+    register_topic_provider(lambda site: topic)
     site = Site.objects.create(
-        name="GadgetHall",
-        root_url=server.url("/"),
+        name=label[:100],
+        root_url=root,
         allow_private_network=True,
         crawl_delay=0,
         page_budget=budget,
-        max_depth=20,
+        max_depth=max_depth,
         obey_robots=True,
+        exclude_patterns=excludes,
     )
     result = Result(label)
-    INSTANCES.clear()
 
     def progress(run, observation: PageObservation) -> None:
         if observation.status is not None:
             result.fetched.append(observation.url)
 
     started = time.perf_counter()
-    run = crawl(
+    result.run = crawl(
         site, strategy=strategy, max_pages=budget, seed=seed, render_shells="off", progress=progress
     )
     result.seconds = time.perf_counter() - started
-    result.stop_reason = run.stop_reason
-    if INSTANCES:
-        result.weight_seconds = INSTANCES[0].weights.seconds
     return result
 
 
 def recall(result: Result, targets: set[str], n: int) -> float:
-    return len(targets & set(result.fetched[:n])) / len(targets)
+    return len(targets & set(result.fetched[:n])) / len(targets) if targets else 0.0
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class BlogServer:
+    """The blog's dump served by Python's own HTTP server in another process."""
+
+    def __enter__(self) -> str:
+        port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1"],
+            cwd=BLOG,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        return f"http://127.0.0.1:{port}/"
+
+    def __exit__(self, *exc: object) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def bench_blog(options, variants: list[str]) -> dict:
+    posts = {name: blog_topic(category) for name, category in TOPICS.items()}
+    chosen = [t for t in options.topics.split(",") if t]
+    figures: dict = {"rows": [], "speed": {}, "repeat": None, "checks": []}
+    print(
+        f"Real blog: {len(blog_posts())} posts; "
+        + ", ".join(f"{t} {len(posts[t])}" for t in chosen)
+        + f"; budget 250, seed {options.seed}, concurrency {options.concurrency}, max_depth 8"
+    )
+    print(
+        f"{'topic':8} {'hubs':9} {'strategy':22} {'R@100':>7} {'R@250':>7} "
+        f"{'harvest':>8} {'hub/post/trap/dup':>18} {'pages/s':>8}"
+    )
+    with BlogServer() as root:
+        for topic_name in chosen:
+            topic = keyword_topic(topic_name)
+            targets = {root.rstrip("/") + p for p in posts[topic_name]}
+            for mode, excludes in (("all", ""), ("excluded", EXCLUDE_HUBS)):
+                results = {}
+                labels = [("bfs", "bfs")] + [(f"xcrawl {v}", VARIANTS[v]) for v in variants]
+                for label, strategy in labels:
+                    result = run_one(
+                        label, root, strategy, topic, 250, options.seed, excludes=excludes
+                    )
+                    results[label] = result
+                    run = result.run
+                    print(
+                        f"{topic_name:8} {mode:9} {label:22} {recall(result, targets, 100):7.1%} "
+                        f"{recall(result, targets, 250):7.1%} "
+                        f"{(run.harvest_rate or 0):8.1%} "
+                        f"{run.hub_fetches:>4}/{run.post_fetches}/{run.trap_fetches}/"
+                        f"{run.duplicate_fetches:<6} "
+                        f"{len(result.fetched) / result.seconds:8.1f}",
+                        flush=True,
+                    )
+                figures["rows"].append((topic_name, mode, results, targets))
+                if topic_name == chosen[0] and mode == "excluded":
+                    run = results.get("xcrawl hits+tspr")
+                    if run is not None:
+                        terms = list(run.run.learned.get("terms", {}))[:12]
+                        print(f"  learned terms ({topic_name}): {', '.join(terms) or '-'}")
+        # Repeatability: the same run twice.
+        topic_name = chosen[0]
+        topic = keyword_topic(topic_name)
+        first = run_one("repeat 1", root, "xcrawl", topic, 150, options.seed, excludes=EXCLUDE_HUBS)
+        second = run_one(
+            "repeat 2", root, "xcrawl", topic, 150, options.seed, excludes=EXCLUDE_HUBS
+        )
+        figures["repeat"] = first.fetched == second.fetched
+        print(
+            f"Repeatability ({topic_name}, hubs excluded, seed {options.seed}, 150 fetches): "
+            f"{'identical' if figures['repeat'] else 'DIFFERENT'} fetch sequences"
+        )
+    return figures
+
+
+def judge_blog(figures: dict, variants: list[str]) -> list[tuple[bool, str]]:
+    checks = []
+    main = "xcrawl hits+tspr" if "hits+tspr" in variants else f"xcrawl {variants[0]}"
+    for topic_name, mode, results, targets in figures["rows"]:
+        mine, bfs = results[main], results["bfs"]
+        if mode == "excluded":
+            r100 = recall(mine, targets, 100)
+            b100 = recall(bfs, targets, 100)
+            checks.append(
+                (
+                    r100 >= TARGETS["recall@100"],
+                    f"{topic_name}: {main} recall@100 "
+                    f"{r100:.0%} (target >= {TARGETS['recall@100']:.0%})",
+                )
+            )
+            ratio = r100 / b100 if b100 else float("inf")
+            checks.append(
+                (
+                    ratio >= TARGETS["vs_bfs"],
+                    f"{topic_name}: {main} recall@100 / bfs "
+                    f"{ratio:.2f}x (target >= {TARGETS['vs_bfs']}x)",
+                )
+            )
+        worst = min(
+            recall(mine, targets, n) - recall(bfs, targets, n)
+            for n in range(10, len(mine.fetched) + 1, 10)
+        )
+        checks.append(
+            (
+                worst >= 0,
+                f"{topic_name} ({mode} hubs): {main} never below bfs "
+                f"(worst gap {worst:+.1%} over budgets 10..250)",
+            )
+        )
+    speeds = [(r[main], r["bfs"]) for _, _, r, _ in figures["rows"]]
+    mine = sum(len(a.fetched) for a, _ in speeds) / sum(a.seconds for a, _ in speeds)
+    theirs = sum(len(b.fetched) for _, b in speeds) / sum(b.seconds for _, b in speeds)
+    checks.append(
+        (
+            mine >= TARGETS["speed"] * theirs,
+            f"speed: {main} {mine:.1f} pages/s vs bfs "
+            f"{theirs:.1f} pages/s = {mine / theirs:.0%} (target >= 80%)",
+        )
+    )
+    checks.append((bool(figures["repeat"]), "same seed -> same fetch sequence"))
+    return checks
+
+
+def bench_shop(options) -> list[tuple[bool, str]]:
+    from tests.crawler.servers import SiteServer
+    from tests.crawler.xcrawl_site import TOPIC_WORDS, build_shop
+
+    topic = Topic(terms={stem: 1.0 for stem in stems(TOPIC_WORDS)})
+    shop = build_shop(seed=options.seed)
+    with SiteServer() as server:
+        shop.serve(server)
+        targets = {
+            server.origin + path
+            for path in shop.paths()
+            if validate(analyze(shop.answer(path), server.origin + path), topic).accepted
+        }
+        print(
+            f"\nGenerated shop: {len(shop.paths())} pages, {len(targets)} targets "
+            f"(validator-accepted); budget 500"
+        )
+        print(f"{'strategy':22} {'R@100':>7} {'R@250':>7} {'R@500':>7} {'pages/s':>8}")
+        results = {}
+        for label, strategy in (("bfs", "bfs"), ("xcrawl hits+tspr", "xcrawl")):
+            result = run_one(
+                label, server.url("/"), strategy, topic, 500, options.seed, max_depth=20
+            )
+            results[label] = result
+            print(
+                f"{label:22} "
+                + " ".join(f"{recall(result, targets, n):7.1%}" for n in (100, 250, 500))
+                + f" {len(result.fetched) / result.seconds:8.1f}",
+                flush=True,
+            )
+    mine = recall(results["xcrawl hits+tspr"], targets, 250)
+    theirs = recall(results["bfs"], targets, 250)
+    return [(mine >= theirs, f"shop: xcrawl recall@250 {mine:.0%} vs bfs {theirs:.0%}")]
+
+
+def bench_demo(options) -> list[tuple[bool, str]]:
+    from demo.server import serve
+
+    server, _ = serve(port=0)
+    root = f"http://127.0.0.1:{server.server_address[1]}/"
+    checks = []
+    try:
+        print("\nDemo site (calendar trap, print copies with tracking parameters): budget 300")
+        print(f"{'strategy':22} {'fetched':>8} {'trap':>6} {'dup':>6} {'dup share':>10}  stop")
+        for label, strategy in (("bfs", "bfs"), ("xcrawl hits+tspr", "xcrawl")):
+            result = run_one(label, root, strategy, keyword_topic("election"), 300, options.seed)
+            run = result.run
+            share = run.duplicate_fetches / run.fetched if run.fetched else 0.0
+            print(
+                f"{label:22} {run.fetched:8d} {run.trap_fetches:6d} {run.duplicate_fetches:6d} "
+                f"{share:10.1%}  {run.stop_reason}"
+            )
+            shapes = run.learned.get("trap_shapes", []) + run.learned.get("copy_shapes", [])
+            print(f"  judged shapes: {', '.join(shapes) or '-'}")
+            checks.append(
+                (
+                    run.trap_fetches <= TARGETS["trap_fetches"],
+                    f"demo {label}: trap fetches {run.trap_fetches} (target <= 30)",
+                )
+            )
+            checks.append(
+                (
+                    share <= TARGETS["duplicate_share"],
+                    f"demo {label}: duplicate share {share:.1%} (target <= 5%)",
+                )
+            )
+    finally:
+        server.shutdown()
+    return checks
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--budget", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--concurrency", type=int, default=4)
-    parser.add_argument("--only", default="", help="labels to run, separated by ;")
+    parser.add_argument("--variants", default="hits+tspr,hits,hits+pagerank")
+    parser.add_argument("--topics", default="python,maemo,ubuntu")
+    parser.add_argument("--skip-shop", action="store_true")
+    parser.add_argument("--skip-demo", action="store_true")
     options = parser.parse_args()
-    if os.environ.get("XCRAWL_DEBUG"):
-        import logging
-
-        debug = logging.getLogger("crawler.strategies.xcrawl")
-        debug.addHandler(logging.FileHandler(os.environ["XCRAWL_DEBUG"], mode="w"))
-        debug.setLevel(logging.DEBUG)
+    variants = [v for v in options.variants.split(",") if v]
+    unknown = [v for v in variants if v not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
     settings.CRAWLER_RUN_CONCURRENCY = options.concurrency
     settings.DATABASES["default"]["TEST"]["NAME"] = "webclip_bench_focused_recall"
-    register_topic_provider(lambda site: TOPIC)
-    shop = build_shop(seed=options.seed)
-    old = setup_databases(verbosity=0, interactive=False)
+    old = setup_databases(verbosity=0, interactive=False, serialized_aliases=set())
+    checks: list[tuple[bool, str]] = []
     try:
-        with SiteServer() as server:
-            shop.serve(server)
-            targets = targets_of(shop, server.origin)
-            print(
-                f"Site: {len(shop.paths())} pages, {len(targets)} targets (validator-accepted); "
-                f"budget {options.budget}, seed {options.seed}, concurrency {options.concurrency}"
-            )
-            chosen = [r for r in RUNS if not options.only or r[0] in options.only.split(";")]
-            results = []
-            for label, name in chosen:
-                results.append(run_one(label, name, server, options.budget, options.seed))
-                print(f"  ran {label}: {results[-1].seconds:.1f} s", file=sys.stderr)
+        figures = bench_blog(options, variants)
+        checks += judge_blog(figures, variants)
+        if not options.skip_shop:
+            checks += bench_shop(options)
+        if not options.skip_demo:
+            checks += bench_demo(options)
     finally:
         teardown_databases(old, verbosity=0)
-    report(results, targets)
-    if os.environ.get("XCRAWL_TRACE"):
-        trace(results, shop, targets)
+    print()
+    for ok, text in checks:
+        print(f"{'PASS' if ok else 'FAIL'} {text}")
     return 0
-
-
-def trace(results: list[Result], shop, targets: set[str]) -> None:
-    for result in results:
-        print("==", result.label)
-        line = []
-        for i, url in enumerate(result.fetched):
-            path = "/" + url.split("/", 3)[3]
-            kind = path.split("/")[1].split("?")[0] or "home"
-            if kind == "item":
-                kind = "I" + shop.products[int(path.split("/")[2])].category[:3]
-            mark = "*" if url in targets else ""
-            line.append(f"{kind}{mark}")
-            if len(line) == 20:
-                print(f"{i - 19:4d}", " ".join(line))
-                line = []
-        if line:
-            print(" ".join(line))
-        missing = sorted(targets - set(result.fetched))
-        print("missing:", [m.split("/", 3)[3] for m in missing])
-
-
-def report(results: list[Result], targets: set[str]) -> None:
-    header = f"{'strategy':30} " + " ".join(f"{'R@' + str(n):>7}" for n in CHECKPOINTS)
-    print(header + f" {'harvest':>8} {'fetched':>8} {'seconds':>8} {'weights':>8}  stop")
-    by_label = {}
-    for result in results:
-        recalls = [recall(result, targets, n) for n in CHECKPOINTS]
-        harvest = len(targets & set(result.fetched)) / max(1, len(result.fetched))
-        share = (
-            f"{result.weight_seconds / result.seconds:8.1%}"
-            if result.weight_seconds is not None
-            else f"{'-':>8}"
-        )
-        print(
-            f"{result.label:30} "
-            + " ".join(f"{r:7.1%}" for r in recalls)
-            + f" {harvest:8.1%} {len(result.fetched):8d} {result.seconds:8.1f} {share}  {result.stop_reason}"
-        )
-        by_label[result.label] = result
-    best = by_label.get("xcrawl hits+tspr")
-    if best is None:
-        return
-    at = 250
-    mine = recall(best, targets, at)
-    for peer, key in (("bfs", "vs_bfs"), ("best-first", "vs_best_first")):
-        if peer in by_label:
-            theirs = recall(by_label[peer], targets, at)
-            ratio = mine / theirs if theirs else float("inf")
-            verdict = "PASS" if ratio >= TARGETS[key] else "FAIL"
-            print(
-                f"{verdict} xcrawl recall@{at} / {peer}: {ratio:.2f}x (target >= {TARGETS[key]}x)"
-            )
-    if best.weight_seconds is not None:
-        share = best.weight_seconds / best.seconds
-        verdict = "PASS" if share < TARGETS["weight_share"] else "FAIL"
-        print(
-            f"{verdict} xcrawl weight computation: {best.weight_seconds:.2f} s of "
-            f"{best.seconds:.1f} s = {share:.1%} (target < {TARGETS['weight_share']:.0%})"
-        )
 
 
 if __name__ == "__main__":

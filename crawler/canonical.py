@@ -172,3 +172,185 @@ def _compiled(pattern: str) -> re.Pattern[str]:
     if pattern.startswith("glob:"):
         return re.compile(fnmatch.translate(pattern[5:]))
     return re.compile(pattern)
+
+
+# --- URL shapes, pagers, non-HTML links, host aliases ---------------------------------------
+
+# Query parameters that number the pages of a list (page=3, start=40, offset=20 ...).
+PAGE_PARAMS = frozenset(
+    {"page", "p", "pg", "paged", "pagina", "seite", "start", "offset", "from", "pn", "pagenum"}
+)
+# Path segments that introduce a page number (/page/3/, /pagina/3, /seite/3, /p/3).
+PAGE_SEGMENTS = frozenset({"page", "pages", "p", "pg", "pagina", "seite", "strona", "sida"})
+# Anchor words of pagers in the languages of the analyzer's stemmers (lower-cased tokens).
+PAGER_WORDS = frozenset(
+    {
+        "next", "older", "newer", "previous", "prev", "more", "earlier", "later",
+        "suivant", "suivante", "précédent", "précédente", "anciens", "récents",
+        "weiter", "nächste", "vorherige", "zurück", "ältere", "neuere",
+        "siguiente", "anterior", "antiguas", "antiguos", "recientes",
+        "successivo", "successivi", "successiva", "precedente", "precedenti", "avanti",
+        "indietro", "vecchi", "recenti", "próximo", "próxima", "seguinte", "volgende",
+        "vorige", "oudere", "nieuwere", "następna", "poprzednia", "nästa", "föregående",
+        "næste", "forrige", "seuraava", "edellinen", "следующая", "предыдущая", "далее",
+        "назад", "下一页", "上一页", "次へ", "前へ", "다음", "이전",
+    }
+)  # fmt: skip
+PAGER_SIGNS = frozenset({"»", "«", "›", "‹", "→", "←", ">", "<", ">>", "<<", "…"})
+# Links whose file extension says they are no HTML page (images, media, archives, styles).
+NON_HTML_EXTENSIONS = frozenset(
+    {
+        "jpg", "jpeg", "png", "gif", "webp", "avif", "svg", "bmp", "ico", "tif", "tiff",
+        "heic", "mp3", "mp4", "m4a", "m4v", "ogg", "oga", "ogv", "webm", "wav", "flac",
+        "avi", "mov", "mkv", "wmv", "zip", "gz", "tgz", "bz2", "xz", "7z", "rar", "tar",
+        "dmg", "exe", "msi", "apk", "deb", "rpm", "iso", "bin", "css", "js", "mjs", "map",
+        "woff", "woff2", "ttf", "otf", "eot", "pdf", "doc", "docx", "xls", "xlsx", "ppt",
+        "pptx", "odt", "ods", "odp", "epub", "mobi", "csv", "psd", "ai", "eps", "md",
+        "rst", "txt", "json", "yaml", "yml", "toml", "ini", "log", "patch", "diff",
+    }
+)  # fmt: skip
+_SLUG_OR_NUMBER = re.compile(r"\d|-|_|^[^/]{24,}$")
+# Segments kept as they are in a shape below the first one: they name a view of a page or
+# a list, not the page (/x/print/, /x/amp/, /c/page/3/), so they tell families apart.
+STRUCTURAL_SEGMENTS = PAGE_SEGMENTS | frozenset(
+    {
+        "print", "amp", "feed", "rss", "atom", "comments", "comment", "reply", "share",
+        "edit", "embed", "preview", "mobile", "m", "printable", "pdf", "index.html",
+        "archive", "archives", "tag", "tags", "category", "categories", "author", "search",
+    }
+)  # fmt: skip
+
+
+def url_shape(url: str) -> str:
+    """Return the shape of a URL: its path with variable segments as "*", its query keys.
+
+    `/posts/some-title/` and `/posts/another-one/` share the shape `/posts/*/`, the
+    category pages `/categories/python/page/2/` the shape `/categories/*/page/*/`;
+    `/events/?date=2031-05-17` has the shape `/events/?date=*`. A shape names a family of
+    pages that the site generates from one template, the unit traps and copies are judged in.
+    """
+    parts = urlsplit(url)
+    segments = []
+    for position, segment in enumerate(parts.path.split("/")):
+        lowered = segment.lower()
+        literal = lowered in STRUCTURAL_SEGMENTS or (
+            position <= 1 and not _SLUG_OR_NUMBER.search(segment)
+        )
+        segments.append(lowered if literal or not segment else "*")
+    keys = sorted({name.lower() for name, _ in parse_qsl(parts.query, keep_blank_values=True)})
+    query = "&".join(f"{key}=*" for key in keys)
+    return "/".join(segments) + (f"?{query}" if query else "")
+
+
+def pager_key(url: str) -> tuple[str, int]:
+    """Return (the URL without its page number, the page number; 1 when it has none).
+
+    `/page/3/`, `/blog/?page=3` and `/c/python/page/3/` give ("/", 3), ("/blog/", 3) and
+    ("/c/python/", 3): every page of one paginated list shares the first part.
+    """
+    parts = urlsplit(url)
+    segments = parts.path.split("/")
+    number = 1
+    for i in range(len(segments) - 2, -1, -1):
+        if segments[i].lower() in PAGE_SEGMENTS and segments[i + 1].isdigit():
+            number = int(segments[i + 1])
+            segments = segments[:i] + segments[i + 2 :]
+            break
+    path = "/".join(segments) or "/"
+    if not path.endswith("/") and parts.path.endswith("/"):
+        path += "/"
+    kept = []
+    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+        if name.lower() in PAGE_PARAMS and value.isdigit():
+            number = int(value)
+        else:
+            kept.append(f"{name}={value}")
+    query = "&".join(kept)
+    return urlunsplit((parts.scheme, parts.netloc, path, query, "")), number
+
+
+def pager_url(example: str, number: int) -> str | None:
+    """Return the URL of page `number` of the list `example` (page 2 or later) belongs to.
+
+    The page number is put where the example carries it (`/page/N/`, `?page=N`); None when
+    the example carries none.
+    """
+    parts = urlsplit(example)
+    segments = parts.path.split("/")
+    for i in range(len(segments) - 2, -1, -1):
+        if segments[i].lower() in PAGE_SEGMENTS and segments[i + 1].isdigit():
+            segments[i + 1] = str(number)
+            return urlunsplit(parts._replace(path="/".join(segments)))
+    params = parse_qsl(parts.query, keep_blank_values=True)
+    for i, (name, value) in enumerate(params):
+        if name.lower() in PAGE_PARAMS and value.isdigit():
+            params[i] = (name, str(number))
+            query = "&".join(f"{k}={v}" for k, v in params)
+            return urlunsplit(parts._replace(query=query))
+    return None
+
+
+def is_pager_link(page_url: str, link_url: str, anchor: str = "", rel: Iterable[str] = ()) -> bool:
+    """Tell whether a link leads to another page of the same paginated list as `page_url`.
+
+    1. Both URLs name the same list and differ in the page number (/page/2/ -> /page/3/,
+       ?page=2, the first page being the list's own URL).
+    2. Or the link is marked rel="next"/"prev", or its text is a pager word ("Older posts",
+       "Next »", "Seite 2", a bare number), and it stays on the page's path.
+    """
+    if link_url == page_url:
+        return False
+    base, number = pager_key(page_url)
+    link_base, link_number = pager_key(link_url)
+    if base == link_base and number != link_number:
+        return True
+    rels = {r.lower() for r in rel}
+    words = anchor.lower().split()
+    worded = bool(words) and (
+        any(w.strip(".,:;!?()[]«»›‹") in PAGER_WORDS for w in words)
+        or all(w in PAGER_SIGNS or w.isdigit() for w in words)
+    )
+    if not (rels & {"next", "prev", "previous"} or worded):
+        return False
+    here, there = urlsplit(page_url), urlsplit(link_url)
+    return here.netloc == there.netloc and (
+        here.path == there.path or url_shape(page_url) == url_shape(link_url)
+    )
+
+
+def non_html(url: str) -> bool:
+    """Tell whether a URL's file extension names something other than an HTML page."""
+    name = urlsplit(url).path.rsplit("/", 1)[-1]
+    if "." not in name:
+        return False
+    return name.rsplit(".", 1)[-1].lower() in NON_HTML_EXTENSIONS and not name.endswith(
+        (".xml.gz",)
+    )
+
+
+def origin_of(url: str) -> str:
+    """Return scheme://host[:port] of a canonical URL."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def served_alias(declared: str, fetched: str) -> tuple[str, str] | None:
+    """Return (production origin, served origin) when a page names its copy on another host.
+
+    A site served under one origin (a mirror, a staging copy, a local dump) often declares
+    its production address in rel=canonical or its sitemap; the same path on both origins
+    is the same page.
+    """
+    there, here = urlsplit(declared), urlsplit(fetched)
+    if not there.netloc or there.netloc == here.netloc or there.path != here.path:
+        return None
+    return origin_of(declared), origin_of(fetched)
+
+
+def mapped(url: str, aliases: dict[str, str]) -> str:
+    """Return `url` on the served origin when it is on a known production origin."""
+    if not aliases:
+        return url
+    origin = origin_of(url)
+    served = aliases.get(origin)
+    return served + url[len(origin) :] if served else url

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from config.env import Settings, setting
+from config.env import Settings, parse_networks, setting
 
 MIB = 1024 * 1024
 
@@ -113,6 +113,13 @@ class FetchSettings(Settings):
     max_crawl_delay: float | None = setting(
         "CRAWLER_MAX_CRAWL_DELAY", None, "cap on a robots.txt Crawl-delay", kind=float, above=0
     )
+    host_lease: float | None = setting(
+        "CRAWLER_HOST_LEASE",
+        None,
+        "seconds a worker's turn with a host outlives the worker if it dies mid-request",
+        kind=float,
+        minimum=1,
+    )
     chromium_path: str | None = setting(
         "CRAWLER_CHROMIUM_PATH", None, "the browser for JavaScript pages", kind=str
     )
@@ -134,6 +141,26 @@ class FetchSettings(Settings):
             for name, _ in self.declared()
             if getattr(self, name) is not None
         }
+
+
+@dataclass(frozen=True)
+class AnalysisSettings(Settings):
+    """Page analysis in the workers: in a separate process, under caps (analyzer.isolation)."""
+
+    memory_mb: int = setting(
+        "CRAWLER_ANALYSIS_MEMORY_MB",
+        1024,
+        "address space of the process that analyses pages, in MiB; a page needing more is "
+        "refused (0: no cap)",
+        minimum=0,
+    )
+    seconds: float = setting(
+        "CRAWLER_ANALYSIS_SECONDS",
+        20.0,
+        "wall-clock cap on analysing one page, in seconds; a slower page is refused (0: no "
+        "cap; with both caps 0 pages are analysed in the worker itself)",
+        minimum=0,
+    )
 
 
 @dataclass(frozen=True)
@@ -317,11 +344,58 @@ class XcrawlSettings(Settings):
     )
 
 
+USER_SITE_POLICIES = ("open", "approval", "admins-only")
+
+
+@dataclass(frozen=True)
+class UserSiteSettings(Settings):
+    """Sites people add themselves on their Sites page."""
+
+    policy: str = setting(
+        "CRAWLER_USER_SITES",
+        "approval",
+        "who may add sites: open (crawled at once), approval (an admin approves each) or "
+        "admins-only (people follow sites already watched)",
+        choices=USER_SITE_POLICIES,
+    )
+    max_sites: int = setting(
+        "CRAWLER_USER_SITES_MAX", 10, "sites one person may add or follow", minimum=0
+    )
+    pages_per_day: int = setting(
+        "CRAWLER_USER_PAGES_PER_DAY",
+        2000,
+        "pages a day the private sites one person added may fetch together",
+        minimum=0,
+    )
+    preview_pages: int = setting(
+        "CRAWLER_USER_SITE_PREVIEW_PAGES",
+        3,
+        "article pages a site's preview fetches to show what it would clip",
+        minimum=0,
+    )
+    allowed_networks: str = setting(
+        "CRAWLER_USER_SITE_NETWORKS",
+        "",
+        "private networks people's own sites may reach, comma-separated CIDRs (tests use "
+        "127.0.0.1/32; empty: public addresses only)",
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.networks()  # a bad CIDR fails at start-up, naming the variable
+
+    def networks(self) -> tuple[str, ...]:
+        """Return the networks of CRAWLER_USER_SITE_NETWORKS."""
+        return parse_networks("CRAWLER_USER_SITE_NETWORKS", self.allowed_networks)
+
+
 SECTIONS: tuple[type[Settings], ...] = (
     CrawlerSettings,
     FetchSettings,
+    AnalysisSettings,
     DeepWebSettings,
     XcrawlSettings,
+    UserSiteSettings,
 )
 
 
@@ -335,6 +409,11 @@ def fetch_settings() -> FetchSettings:
     return FetchSettings.load()
 
 
+def analysis_settings() -> AnalysisSettings:
+    """Return the caps on analysing one page in effect now."""
+    return AnalysisSettings.load()
+
+
 def deepweb_settings() -> DeepWebSettings:
     """Return the hidden-web settings in effect now."""
     return DeepWebSettings.load()
@@ -343,3 +422,8 @@ def deepweb_settings() -> DeepWebSettings:
 def xcrawl_settings(**overrides: Any) -> XcrawlSettings:
     """Return the xCrawl settings in effect, with `overrides` given in code applied last."""
     return XcrawlSettings.load(**overrides)
+
+
+def user_site_settings() -> UserSiteSettings:
+    """Return the rules for sites people add, in effect now."""
+    return UserSiteSettings.load()

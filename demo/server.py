@@ -1,5 +1,10 @@
 """A small demo news site on 127.0.0.1: sections, pagination, articles, search, a JS menu, RSS.
 
+Like real sites it also has what a crawler must not spend its budget on: an events calendar
+(/events/?date=...) whose next-day and next-month links go on for ever, and print copies of
+every article (/article/<slug>/print/, linked with tracking parameters) that name the
+article in rel=canonical.
+
 Run: python -m demo [--port 8100] [--publish-every 180]
 """
 
@@ -8,12 +13,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import threading
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from email.utils import format_datetime
 from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
+from demo import archive, live
 from demo.content import SECTIONS, Article, build_articles, utcnow
 
 PAGE_SIZE = 4
@@ -51,7 +57,7 @@ class NewsSite:
         return [a for a in self.articles() if not a.archived]
 
 
-def layout(title: str, body: str) -> str:
+def layout(title: str, body: str, canonical: str = "") -> str:
     nav = "".join(
         f'<li><a href="/section/{key}/">{escape(name)}</a></li>'
         for key, name in SECTIONS.items()
@@ -59,8 +65,8 @@ def layout(title: str, body: str) -> str:
     )
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)} | The Daily Demo</title>
-<link rel="alternate" type="application/rss+xml" title="The Daily Demo" href="/feed.xml">
-<script src="/static/menu.js" defer></script></head>
+<link rel="alternate" type="application/rss+xml" title="The Daily Demo" href="/feed.xml">{f'<link rel="canonical" href="{canonical}">' if canonical else ""}
+<script src="/static/menu.js" defer></script><script src="/static/live.js" defer></script></head>
 <body>
 <header><a href="/" class="logo">The Daily Demo</a>
 <nav class="main-menu"><ul><li><a href="/">Home</a></li>{nav}</ul><div id="more-menu" class="more"></div></nav>
@@ -68,7 +74,7 @@ def layout(title: str, body: str) -> str:
 <input id="q" name="q" type="search" placeholder="Search articles"><button type="submit">Go</button></form>
 </header>
 <main>{body}</main>
-<footer><ul><li><a href="/about/">About us</a></li><li><a href="/contact/">Contact</a></li><li><a href="/feed.xml">RSS</a></li></ul>
+<footer><ul><li><a href="/archive/">Archive</a></li><li><a href="/events/">Events</a></li><li><a href="/about/">About us</a></li><li><a href="/contact/">Contact</a></li><li><a href="/feed.xml">RSS</a></li></ul>
 <p>© The Daily Demo. A demo site for Webclip.</p></footer>
 </body></html>"""
 
@@ -91,8 +97,30 @@ def article_page(a: Article, related: list[Article]) -> str:
 <a href="/section/{a.section}/">{escape(SECTIONS[a.section])}</a></p>
 <div class="article-body">{paragraphs}</div></article>
 <aside class="related"><h2>More in {escape(SECTIONS[a.section])}</h2><ul>{rel}</ul></aside>
-<div class="share"><a href="/share?u={a.slug}">Share</a> <a href="/print?u={a.slug}">Print</a></div>"""
-    return layout(a.title, body)
+<div class="share"><a href="/share?u={a.slug}">Share</a> <a href="/print?u={a.slug}">Print</a>
+<a href="{a.url}print/?utm_source=article&amp;utm_medium=print">Printer-friendly version</a></div>"""
+    return layout(a.title, body, canonical=a.url)
+
+
+def print_page(a: Article) -> str:
+    """Return an article's print copy: the same text, canonical pointing at the article."""
+    paragraphs = "".join(f"<p>{escape(p)}</p>" for p in a.paragraphs)
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>{escape(a.title)} (print)</title>
+<link rel="canonical" href="{a.url}"></head>
+<body><article><h1>{escape(a.title)}</h1><p class="byline">By {escape(a.author)}</p>
+<div class="article-body">{paragraphs}</div></article>
+<p><a href="{a.url}?utm_source=print">Back to the article</a></p></body></html>"""
+
+
+def calendar_page(day: date) -> str:
+    """Return an events day: nothing on, and links to the next and previous day and month."""
+    month = (day.replace(day=1) + timedelta(days=32)).replace(day=1)
+    body = f"""<h1>Events on {day:%A %d %B %Y}</h1><p class="empty">No events on this day.</p>
+<nav class="calendar"><a href="/events/?date={day - timedelta(days=1):%Y-%m-%d}">« Previous day</a>
+<a href="/events/?date={day + timedelta(days=1):%Y-%m-%d}">Next day »</a>
+<a href="/events/?date={month:%Y-%m-%d}">Next month »</a></nav>"""
+    return layout(f"Events {day:%d %B %Y}", body)
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -113,6 +141,10 @@ class Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (stdlib hook name)
         parts = urlsplit(self.path)
         path, query = parts.path, parse_qs(parts.query)
+        if (answer := archive.get(path, query, layout)) is not None:
+            return self.send(*answer)
+        if (scripted := live.get(path, query, layout)) is not None:
+            return self.send(*scripted)
         listed = self.site.listed()
         if path == "/":
             body = "<h1>Latest news</h1>" + teaser_list(listed[:6])
@@ -139,6 +171,18 @@ class Handler(BaseHTTPRequestHandler):
                 + f'<nav class="pager">{pager}</nav>'
             )
             return self.send(200, layout(SECTIONS[key], body))
+        if path.startswith("/events/"):
+            try:
+                day = date.fromisoformat(query.get("date", [""])[0])
+            except ValueError:
+                day = utcnow().date()
+            return self.send(200, calendar_page(day))
+        if path.startswith("/article/") and path.endswith("/print/"):
+            slug = path.strip("/").split("/")[-2]
+            for a in self.site.articles():
+                if a.slug == slug:
+                    return self.send(200, print_page(a))
+            return self.send(404, layout("Not found", "<h1>Not found</h1>"))
         if path.startswith("/article/"):
             slug = path.strip("/").split("/")[-1]
             for a in self.site.articles():
@@ -192,6 +236,13 @@ class Handler(BaseHTTPRequestHandler):
                 ),
             )
         return self.send(404, layout("Not found", "<h1>Not found</h1>"))
+
+    def do_POST(self) -> None:  # noqa: N802 (stdlib hook name)
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length).decode("utf-8", "replace")
+        fields = {name: values[-1] for name, values in parse_qs(body).items()}
+        answer = archive.post(urlsplit(self.path).path, fields, layout)
+        self.send(*(answer or (404, layout("Not found", "<h1>Not found</h1>"))))
 
 
 def rss(articles: list[Article]) -> str:

@@ -1,4 +1,5 @@
-"""Hidden-web admin: the LVS table (editable) and the site searches found on sites (read only)."""
+"""Hidden-web admin: the LVS table (editable), the site searches found on sites, and per run
+the searches made and the pages rendered (read only)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from django.contrib import admin
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet
+from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet, RunRender, RunSearch
 from crawler.models.sitesearch import SiteSearch
 
 
@@ -89,3 +90,54 @@ class SiteSearchAdmin(admin.ModelAdmin):
     def efficiency_percent(self, form: SiteSearch) -> str:
         value = form.efficiency
         return "–" if value is None else f"{100 * value:.0f}%"
+
+
+class _ReadOnly(admin.ModelAdmin):
+    """What runs recorded: to read and filter, never to edit."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+@admin.register(RunSearch)
+class RunSearchAdmin(_ReadOnly):
+    list_display = [
+        "query",
+        "keyword",
+        "variant",
+        "site",
+        "run",
+        "had_results",
+        "pages",
+        "results",
+        "new_articles",
+        "stopped",
+        "created_at",
+    ]
+    list_filter = ["variant", "had_results", "site"]
+    search_fields = ["query", "keyword"]
+    list_select_related = ["site", "run"]
+    raw_id_fields = ["run", "form"]
+
+
+@admin.register(RunRender)
+class RunRenderAdmin(_ReadOnly):
+    list_display = [
+        "url",
+        "reason",
+        "site",
+        "run",
+        "requests",
+        "document_requests",
+        "expanded",
+        "api_links",
+        "seconds",
+        "created_at",
+    ]
+    list_filter = ["reason", "site"]
+    search_fields = ["url"]
+    list_select_related = ["site", "run"]
+    raw_id_fields = ["run"]

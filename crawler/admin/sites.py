@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django import forms
 from django.contrib import admin, messages
 from django.db import models
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
@@ -62,8 +63,23 @@ def _filtered(changelist: str, site: Site) -> str:
     return f"{reverse(changelist)}?{urlencode({'site__id__exact': site.pk})}"
 
 
+class SiteForm(forms.ModelForm):
+    """The site form; left out, visibility and approval keep their value (shared, approved)."""
+
+    class Meta:
+        model = Site
+        fields = ["visibility", "approval"]  # the admin gives the rest from its fieldsets
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        for name in ("visibility", "approval"):
+            if name in self.fields:
+                self.fields[name].required = False
+
+
 @admin.register(Site)
 class SiteAdmin(admin.ModelAdmin):
+    form = SiteForm
     list_display = [
         "name",
         "root_url",
@@ -78,10 +94,16 @@ class SiteAdmin(admin.ModelAdmin):
         "last_robots_skipped",
         "harvest_rate",
         "next_crawl_at",
+        "visibility",
+        "approval",
+        "added_by",
     ]
-    list_filter = ["enabled", "strategy", "needs_browser"]
-    search_fields = ["name", "root_url"]
-    actions = ["crawl_now"]
+    list_filter = ["enabled", "strategy", "needs_browser", "visibility", "approval"]
+    search_fields = ["name", "root_url", "added_by__email"]
+    actions = ["crawl_now", "share", "make_private", "approve", "deny"]
+    list_select_related = ["added_by"]
+    autocomplete_fields = ["added_by"]
+    filter_horizontal = ["subscribers"]
     readonly_fields = ["recent_runs"]
     inlines = [SampleDocumentInline, SiteSearchInline]
     # A root URL typed without a scheme ("example.com") is taken as https, Django 6's default.
@@ -91,14 +113,23 @@ class SiteAdmin(admin.ModelAdmin):
         (
             "Strategy",
             {
+                "description": (
+                    "Max depth counts the links followed from a seed to reach a page, through "
+                    "hubs and articles. The pages of one paginated list (page=N, /page/N/, "
+                    "rel=next, “older posts”) are one hub: clicking through them does not "
+                    "count, so old articles of a long list stay within reach. Calendars and "
+                    "other endless generated pages are stopped by trap detection instead."
+                ),
                 "fields": [
                     "strategy",
                     "page_budget",
                     "max_depth",
                     "revisit_interval",
+                    "feed_poll_interval",
+                    "min_hub_revisit",
                     "min_page_revisit",
                     "max_page_revisit",
-                ]
+                ],
             },
         ),
         (
@@ -111,6 +142,14 @@ class SiteAdmin(admin.ModelAdmin):
                     "needs_browser",
                     "allow_private_network",
                 ]
+            },
+        ),
+        (
+            "People",
+            {
+                "fields": ["visibility", "approval", "review_note", "added_by", "subscribers"],
+                "description": "A site a person added is private (their clips only) until it "
+                "is shared; only approved sites are crawled.",
             },
         ),
         ("Recent runs", {"fields": ["recent_runs"]}),
@@ -222,6 +261,26 @@ class SiteAdmin(admin.ModelAdmin):
             count += 1
         self.message_user(request, f"Queued a crawl of {count} site(s).", messages.SUCCESS)
 
+    @admin.action(description="Share with everyone (the pool every list is matched against)")
+    def share(self, request: HttpRequest, queryset: QuerySet[Site]) -> None:
+        count = queryset.update(visibility=Site.Visibility.SHARED)
+        self.message_user(request, f"{count} site(s) now shared with everyone.", messages.SUCCESS)
+
+    @admin.action(description="Make private (its subscribers' clips only)")
+    def make_private(self, request: HttpRequest, queryset: QuerySet[Site]) -> None:
+        count = queryset.update(visibility=Site.Visibility.PRIVATE)
+        self.message_user(request, f"{count} site(s) now private.", messages.SUCCESS)
+
+    @admin.action(description="Approve (crawl it)")
+    def approve(self, request: HttpRequest, queryset: QuerySet[Site]) -> None:
+        count = queryset.update(approval=Site.Approval.APPROVED, review_note="")
+        self.message_user(request, f"{count} site(s) approved.", messages.SUCCESS)
+
+    @admin.action(description="Deny (never crawl it)")
+    def deny(self, request: HttpRequest, queryset: QuerySet[Site]) -> None:
+        count = queryset.update(approval=Site.Approval.DENIED)
+        self.message_user(request, f"{count} site(s) denied.", messages.SUCCESS)
+
 
 @admin.register(CrawlRun)
 class CrawlRunAdmin(admin.ModelAdmin):
@@ -240,6 +299,8 @@ class CrawlRunAdmin(admin.ModelAdmin):
         "robots_skipped",
         "rendered",
         "harvest",
+        "trap_fetches",
+        "duplicate_fetches",
         "stop_reason",
     ]
     list_filter = ["status", "strategy", "site"]
@@ -247,7 +308,50 @@ class CrawlRunAdmin(admin.ModelAdmin):
     list_select_related = ["site"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: CrawlRun | None = None) -> list[str]:
-        return [field.name for field in CrawlRun._meta.fields] + ["harvest", "stored_versions"]
+        return [field.name for field in CrawlRun._meta.fields if field.name != "learned"] + [
+            "harvest",
+            "fetches_spent",
+            "learned_terms",
+            "judged_shapes",
+            "stored_versions",
+        ]
+
+    def get_fields(self, request: HttpRequest, obj: CrawlRun | None = None) -> list[str]:
+        return self.get_readonly_fields(request, obj)
+
+    @admin.display(description="Fetches spent on")
+    def fetches_spent(self, run: CrawlRun) -> str:
+        return format_html(
+            "hubs {} · posts {} · traps {} · duplicates {} ({}) · searches {}",
+            run.hub_fetches,
+            run.post_fetches,
+            run.trap_fetches,
+            run.duplicate_fetches,
+            _percent(run.duplicate_fetches, run.fetched),
+            run.search_fetches,
+        )
+
+    @admin.display(description="Learned terms")
+    def learned_terms(self, run: CrawlRun) -> str:
+        # Terms are stems read off crawled pages: data, escaped.
+        terms = (run.learned or {}).get("terms") or {}
+        if not terms:
+            return "None: the run learnt no topic terms (no topic, or too few authorities)."
+        return format_html_join(", ", "{} ({})", ((t, w) for t, w in terms.items()))
+
+    @admin.display(description="Traps, copies and host aliases")
+    def judged_shapes(self, run: CrawlRun) -> str:
+        learned = run.learned or {}
+        rows = [
+            ("Trap URL shapes", ", ".join(learned.get("trap_shapes") or []) or "–"),
+            ("Copy URL shapes", ", ".join(learned.get("copy_shapes") or []) or "–"),
+            (
+                "Served for",
+                ", ".join(f"{a} → {b}" for a, b in (learned.get("host_aliases") or {}).items())
+                or "–",
+            ),
+        ]
+        return format_html_join("", "<div><b>{}</b>: {}</div>", rows)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

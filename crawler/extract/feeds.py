@@ -82,6 +82,38 @@ def parse_feed(body: bytes, base_url: str) -> Discovered:
     return found
 
 
+def feed_item_texts(body: bytes, base_url: str, limit: int = 2000) -> dict[str, str]:
+    """Return, per item URL of an RSS or Atom feed, its title and the start of its summary.
+
+    A feed is a hub whose items come with their own words: the crawler weighs the link to
+    an item by them before fetching it.
+    """
+    try:
+        root = _xml_root(_inflate(body, MAX_SITEMAP_BYTES))
+    except DiscoveryError:
+        return {}
+    if root is None:
+        return {}
+    texts: dict[str, str] = {}
+    atom = etree.QName(root).localname.lower() == "feed"
+    for item in root.iter("{*}entry") if atom else root.iter("{*}item", "item"):
+        href = _atom_entry_link(item) if atom else _rss_item_link(item)
+        if not href:
+            continue
+        words = []
+        for child in item:
+            name = etree.QName(child).localname.lower()
+            if name in {"title", "description", "summary", "category", "subject"}:
+                words.append(_plain(child.text or child.get("term") or ""))
+        texts[urljoin(base_url, href)] = " ".join(w for w in words if w)[:limit]
+    return texts
+
+
+def _plain(text: str) -> str:
+    """Return feed text without its markup (descriptions hold escaped HTML)."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html_module.unescape(text))).strip()
+
+
 def feed_links(html: bytes | str, base_url: str) -> list[str]:
     """Return the RSS/Atom feed URLs an HTML page announces with <link rel="alternate">."""
     data = html.encode("utf-8", "replace") if isinstance(html, str) else html
@@ -91,9 +123,10 @@ def feed_links(html: bytes | str, base_url: str) -> list[str]:
     for tag in _LINK_TAG.findall(data):
         attrs = {m[0].lower(): (m[1] or m[2] or m[3]) for m in _ATTR.findall(tag)}
         rels = attrs.get(b"rel", b"").lower().split()
-        mime = attrs.get(b"type", b"").lower().strip()
+        # Templates escape the "+" of the type ("application/rss&#43;xml").
+        mime = html_module.unescape(attrs.get(b"type", b"").decode("ascii", "replace")).lower()
         href = attrs.get(b"href", b"").strip()
-        if b"alternate" in rels and mime.decode("ascii", "replace") in FEED_TYPES and href:
+        if b"alternate" in rels and mime.strip() in FEED_TYPES and href:
             url = urljoin(base_url, html_module.unescape(href.decode("utf-8", "replace")))
             if url not in feeds:
                 feeds.append(url)

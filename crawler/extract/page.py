@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from analyzer import analyze
 from analyzer.errors import AnalyzerError
+from analyzer.isolation import analyze_isolated
 from analyzer.model import PageAnalysis
+from crawler.conf import MIB, analysis_settings
 from crawler.extract.feeds import DiscoveryError, feed_links, parse_feed, parse_sitemap
 from crawler.fetch.body import content_kind
 from crawler.fetch.result import FetchResult
@@ -31,12 +32,27 @@ def extract(fetched: FetchResult, canonical: Canonical) -> Extracted:
     if kind != "html":
         return Extracted(summary={"kind": kind or "unknown"})
     try:
-        analysis = analyze(fetched.body, base, declared_encoding=fetched.charset)
+        analysis = analyze_page(fetched.body, base, fetched.charset)
     except AnalyzerError as exc:
         return Extracted(summary={"error": f"{type(exc).__name__}: {exc}"[:500]})
     extracted = from_analysis(analysis, canonical)
     extracted.feeds = [canonical(url) for url in feed_links(fetched.body, base)]
     return extracted
+
+
+def analyze_page(body: bytes, url: str, encoding: str | None = None) -> PageAnalysis:
+    """Analyse a page in this worker's analysing process, under the CRAWLER_ANALYSIS_* caps.
+
+    Raises AnalyzerError, AnalysisLimitError included (over a cap: the page is refused).
+    """
+    caps = analysis_settings()
+    return analyze_isolated(
+        body,
+        url,
+        declared_encoding=encoding,
+        memory_bytes=caps.memory_mb * MIB,
+        seconds=caps.seconds,
+    )
 
 
 def from_analysis(analysis: PageAnalysis, canonical: Canonical) -> Extracted:

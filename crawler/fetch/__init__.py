@@ -15,6 +15,7 @@ from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
 from crawler.fetch.politeness import Clock, SystemClock, parse_retry_after
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult, PageRequest, failure
 from crawler.fetch.robots import RobotsRules, origin_of
+from crawler.fetch.slots import Slots, shared_slots
 from crawler.fetch.ssrf import (
     Resolver,
     SSRFRefused,
@@ -36,6 +37,7 @@ __all__ = [
     "RobotsRules",
     "SSRFRefused",
     "SiteRules",
+    "Slots",
     "SystemClock",
     "address_refusal",
     "check_url",
@@ -47,6 +49,7 @@ __all__ = [
     "origin_of",
     "parse_retry_after",
     "policy_from_settings",
+    "shared_slots",
     "system_resolve",
     "vetted_addresses",
 ]

@@ -14,7 +14,14 @@ import yarl
 
 from crawler.fetch.body import ACCEPT_ENCODING, ACCEPT_HEADER, BodyError
 from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
-from crawler.fetch.politeness import Clock, Deferred, HostGate, SystemClock, parse_retry_after
+from crawler.fetch.politeness import (
+    Clock,
+    Deferred,
+    HostGate,
+    SystemClock,
+    host_key,
+    parse_retry_after,
+)
 from crawler.fetch.reading import (
     REDIRECT_STATUSES,
     read_response,
@@ -23,7 +30,9 @@ from crawler.fetch.reading import (
 )
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult, failure
 from crawler.fetch.robots import RobotsCache, RobotsRules, origin_of, rules_from
+from crawler.fetch.slots import Slots
 from crawler.fetch.ssrf import Resolver, VettingResolver, host_refusal, refusal_in, system_resolve
+from crawler.fetch.sync import run_sync
 
 BACKOFF_STATUSES = frozenset({429, 503})
 # A robots.txt refused for these reasons refuses the page for the same reason.
@@ -44,11 +53,13 @@ class Fetcher:
         *,
         resolver: Resolver | None = None,
         clock: Clock | None = None,
+        slots: Slots | None = None,
     ) -> None:
         self.policy = policy or policy_from_settings()
         self.resolver = resolver or system_resolve
         self.clock = clock or SystemClock()
-        self.gate = HostGate(self.clock)
+        # Hosts' turns: this process's memory unless shared slots are given (crawl workers).
+        self.gate = HostGate(self.clock, slots, lease=self.policy.host_lease)
         self.robots_cache = RobotsCache(self.policy.robots_ttl, self.policy.robots_error_ttl)
         # One session per address rule set: the resolver inside the connector enforces it.
         self._sessions: dict[tuple[bool, tuple[str, ...]], aiohttp.ClientSession] = {}
@@ -188,9 +199,9 @@ class Fetcher:
         delay = rules.crawl_delay
         if robots.crawl_delay is not None:
             delay = max(delay, min(robots.crawl_delay, self.policy.max_crawl_delay))
-        return self._robots_refusal(robots, url), delay
+        return await self._robots_refusal(robots, url), delay
 
-    def _robots_refusal(self, robots: RobotsRules, url: str) -> FetchError | None:
+    async def _robots_refusal(self, robots: RobotsRules, url: str) -> FetchError | None:
         """Return why robots.txt keeps us from `url`, or None."""
         passed_on = robots.error_kind
         if passed_on is not None and passed_on in _PASSED_ON:
@@ -201,7 +212,7 @@ class Fetcher:
             # no connection) everything is disallowed. That is a wait, not a verdict
             # on this URL: "backoff" until the file is asked again.
             message = f"robots.txt unreachable ({robots.unreachable})"
-            wait = self._robots_wait(robots.origin, url)
+            wait = await self._robots_wait(robots.origin, url)
             return FetchError(ErrorKind.BACKOFF, message, retry_after=wait)
         if not robots.allows(url):
             return FetchError(ErrorKind.ROBOTS, "disallowed by robots.txt")
@@ -221,37 +232,46 @@ class Fetcher:
         body: bytes | None = None,
     ) -> FetchResult:
         """Ask one URL, waiting and retrying while the host answers 429/503 with a short wait."""
-        host = (urlsplit(url).hostname or "").lower()
+        host = host_key(url)
         policy = self.policy
         elapsed = 0.0
         for attempt in range(policy.retries + 1):
             try:
-                async with self.gate.slot(host, delay, policy.max_retry_wait), self._slot():
-                    result = await self._exchange(
-                        url, rules, headers, budget - elapsed, cap, truncate, method, body
-                    )
+                async with self.gate.slot(host, delay, policy.max_retry_wait):
+                    async with self._slot():
+                        result = await self._exchange(
+                            url, rules, headers, budget - elapsed, cap, truncate, method, body
+                        )
+                    wait = await self._backoff(host, result)
             except Deferred as deferred:
                 return failure(
                     url, FetchError(ErrorKind.BACKOFF, str(deferred), retry_after=deferred.wait)
                 )
             elapsed += result.elapsed
             result.elapsed = elapsed
-            if result.status not in BACKOFF_STATUSES:
-                self.gate.clear(host)
+            if wait is None:
                 return result
-            asked = parse_retry_after(result.headers.get("retry-after"), self.clock.time())
-            wait = self.gate.defer(host, asked, policy.backoff_base, policy.max_backoff)
             assert result.error is not None
             result.error = FetchError(ErrorKind.HTTP, result.error.message, retry_after=wait)
             if attempt == policy.retries or wait > policy.max_retry_wait:
                 return result
         raise AssertionError("unreachable")  # the loop always returns
 
-    def _robots_wait(self, origin: str, url: str) -> float:
+    async def _backoff(self, host: str, result: FetchResult) -> float | None:
+        """Defer the host after a 429/503 (still holding its slot, so every process sees the
+        wait before its next request); return the wait, or None after a normal answer."""
+        if result.status not in BACKOFF_STATUSES:
+            await self.gate.clear(host)
+            return None
+        asked = parse_retry_after(result.headers.get("retry-after"), self.clock.time())
+        policy = self.policy
+        return await self.gate.defer(host, asked, policy.backoff_base, policy.max_backoff)
+
+    async def _robots_wait(self, origin: str, url: str) -> float:
         """Return the seconds until an unreachable robots.txt may be asked again."""
         now = self.clock.monotonic()
-        host = (urlsplit(url).hostname or "").lower()
-        return max(self.robots_cache.expires_in(origin, now), self.gate.wait_for(host, 0.0))
+        gate_wait = await self.gate.wait_for(host_key(url), 0.0)
+        return max(self.robots_cache.expires_in(origin, now), gate_wait)
 
     @asynccontextmanager
     async def _slot(self) -> AsyncIterator[None]:
@@ -383,4 +403,4 @@ def fetch_url(url: str, rules: SiteRules | None = None, **options: Any) -> Fetch
         async with Fetcher(**options) as fetcher:
             return await fetcher.fetch(url, rules)
 
-    return asyncio.run(run())
+    return run_sync(run())

@@ -35,6 +35,7 @@ class FetchPolicy:
     backoff_base: float = 5.0  # first wait after a 429/503 without Retry-After, then doubled
     max_backoff: float = 3600.0  # cap on Retry-After and on our own backoff
     max_crawl_delay: float = 60.0  # cap on a robots.txt Crawl-delay
+    host_lease: float = 10.0  # a host's slot outlives a killed holder by this much at most
     chromium_path: str = "/usr/bin/chromium"  # Debian's Chromium, driven by Playwright
     render_timeout: float = 20.0  # whole render of one page, redirects included
     render_settle: float = 3.0  # longest wait for the network to go quiet after "load"

@@ -1,14 +1,34 @@
-"""Politeness: one request per host at a time, a delay between them, Retry-After backoff."""
+"""Politeness: one request per host at a time, a delay between them, Retry-After backoff.
+
+A host's turn is a slot held under a lease, and its times (when the last request ended, when
+a 429/503 lets it be asked again, how many came in a row) live beside the slot in a `Slots`
+store (crawler.fetch.slots): process memory for the fetcher used as a plain library
+(`MemorySlots`), the shared Django cache for crawl workers (`CacheSlots`, atomic on Redis),
+so every process on every machine takes turns with the same host. A process killed while
+holding a slot frees it when its lease runs out; a live holder renews the lease while it
+waits and asks.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import random
 import time
+import uuid
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Protocol
+from urllib.parse import urlsplit
+
+from crawler.fetch.slots import HostTimes, MemorySlots, Slots
+
+logger = logging.getLogger(__name__)
+
+# How long a worker waits before asking again for a slot another process holds.
+POLL_SECONDS = (0.02, 0.08)
 
 
 class Clock(Protocol):
@@ -67,54 +87,102 @@ def parse_retry_after(value: str | None, now: float) -> float | None:
     return max(0.0, when.timestamp() - now)
 
 
+def host_key(url: str) -> str:
+    """Return the host politeness counts by: the hostname, and the port when one is given."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower()
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    return f"{host}:{port}" if port is not None else host
+
+
 class HostGate:
     """Let one request per host through at a time, spaced by the host's delay.
 
     The delay counts from the end of one request to the start of the next, and each
     request brings its own delay (robots.txt may raise it after the first request). A
     429/503 sets a time before which the host is not asked (`defer`); consecutive ones double
-    our own backoff when the server names no wait.
+    our own backoff when the server names no wait. With shared slots this holds across
+    every process that uses the same store.
     """
 
-    def __init__(self, clock: Clock) -> None:
+    def __init__(self, clock: Clock, slots: Slots | None = None, *, lease: float = 10.0) -> None:
         self.clock = clock
+        self.slots: Slots = slots if slots is not None else MemorySlots()
+        self.lease = lease
+        # Times others read must be on a clock they share; alone, the monotonic one is safer.
+        self.now = clock.time if self.slots.shared else clock.monotonic
+        # One coroutine per host in this process asks the store; the others queue here.
         self._locks: dict[str, asyncio.Lock] = {}
-        self._last_end: dict[str, float] = {}
-        self._not_before: dict[str, float] = {}
-        self._strikes: dict[str, int] = {}
 
-    def wait_for(self, host: str, delay: float) -> float:
+    async def wait_for(self, host: str, delay: float) -> float:
         """Return how long a request to `host` with `delay` would wait now."""
-        last_end = self._last_end.get(host)
-        earliest = self._not_before.get(host, float("-inf"))
-        if last_end is not None:
-            earliest = max(earliest, last_end + delay)
-        return max(0.0, earliest - self.clock.monotonic())
+        return (await self.slots.times(host)).wait(delay, self.now())
 
     @asynccontextmanager
     async def slot(self, host: str, delay: float, max_wait: float) -> AsyncIterator[None]:
-        """Hold the host's only slot; raise Deferred if its next turn is over `max_wait` away."""
+        """Hold the host's only slot; raise Deferred if its next turn is over `max_wait` away.
+
+        1. Take the slot in the store, asking again while another process holds it (a
+           holder that died frees it when its lease runs out); a host deferred for longer
+           than `max_wait` raises at once.
+        2. Keep renewing the lease in the background until the slot is released.
+        3. Sleep out the host's delay or Retry-After, then let the request through.
+        4. Record the request's end and free the slot, whatever happened.
+        """
         lock = self._locks.setdefault(host, asyncio.Lock())
         async with lock:
-            wait = self.wait_for(host, delay)
-            if wait > max_wait:
-                raise Deferred(wait)
-            if wait > 0:
-                await self.clock.sleep(wait)
+            token = uuid.uuid4().hex
+            times = await self._claim(host, token, max_wait)
+            keeper = asyncio.create_task(self._keep(host, token))
+            ended: float | None = None
             try:
-                yield
+                wait = times.wait(delay, self.now())
+                if wait > max_wait:
+                    raise Deferred(wait)
+                if wait > 0:
+                    await self.clock.sleep(wait)
+                try:
+                    yield
+                finally:
+                    ended = self.now()
             finally:
-                self._last_end[host] = self.clock.monotonic()
+                keeper.cancel()
+                with suppress(asyncio.CancelledError):
+                    await keeper
+                await self.slots.release(host, token, ended)
 
-    def defer(self, host: str, retry_after: float | None, base: float, cap: float) -> float:
-        """Keep the host unasked for a while after a 429/503; return the wait chosen."""
-        strikes = self._strikes.get(host, 0) + 1
-        self._strikes[host] = strikes
+    async def _claim(self, host: str, token: str, max_wait: float) -> HostTimes:
+        while True:
+            claimed, times = await self.slots.claim(host, token, self.lease)
+            if claimed:
+                return times
+            deferred = times.not_before - self.now()
+            if deferred > max_wait:
+                raise Deferred(deferred)
+            # Real time, not the clock's: this is another process's turn, not a politeness wait.
+            await asyncio.sleep(random.uniform(*POLL_SECONDS))  # noqa: S311 - jitter only
+
+    async def _keep(self, host: str, token: str) -> None:
+        while True:
+            await asyncio.sleep(self.lease / 3)
+            if not await self.slots.renew(host, token, self.lease):
+                logger.warning("lost the politeness slot of %s: its lease ran out", host)
+                return
+
+    async def defer(self, host: str, retry_after: float | None, base: float, cap: float) -> float:
+        """Keep the host unasked for a while after a 429/503; return the wait chosen.
+
+        Called while the slot is held, so no other request slips in before the wait is known.
+        """
+        strikes = (await self.slots.times(host)).strikes + 1
         wait = base * 2 ** (strikes - 1) if retry_after is None else retry_after
         wait = min(wait, cap)
-        self._not_before[host] = self.clock.monotonic() + wait
+        await self.slots.defer(host, self.now() + wait)
         return wait
 
-    def clear(self, host: str) -> None:
+    async def clear(self, host: str) -> None:
         """Forget a host's strikes after a normal answer."""
-        self._strikes.pop(host, None)
+        await self.slots.clear(host)

@@ -46,6 +46,8 @@ class FetchResult:
     source_hash: str = ""  # for a rendered body: the hash of the HTML as served
     requests: list[PageRequest] = field(default_factory=list)  # made by a rendered page
     dialogs: list[str] = field(default_factory=list)  # "alert: message", dismissed
+    # For a rendered body: why it was rendered, main-document requests, list expansions...
+    render_notes: dict[str, int | str] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -67,7 +67,7 @@ def _plain_refusal(ip: IPAddress) -> str | None:
     if isinstance(ip, ipaddress.IPv6Address):
         if ip in _NAT64_LOCAL:
             return "local-use NAT64 address"
-        if ip in _IPV4_COMPATIBLE:
+        if ip in _IPV4_COMPATIBLE and not (ip.is_loopback or ip.is_unspecified):
             return "IPv4-compatible IPv6 address"
         if ip.teredo is not None:
             return "Teredo address"
@@ -170,6 +170,30 @@ async def vetted_addresses(
         raise SSRFRefused(reason)
     literal = parse_ip(host)
     answers = [str(literal)] if literal is not None else await resolver(host.rstrip("."))
+    return _vetted(host, answers, allow_private=allow_private, allowed=allowed)
+
+
+def vetted_addresses_now(
+    host: str, *, allow_private: bool, allowed: tuple[str, ...] = ()
+) -> list[IPAddress]:
+    """`vetted_addresses` for synchronous code, with the system resolver (getaddrinfo)."""
+    reason = host_refusal(host, allowed, allow_private=allow_private)
+    if reason:
+        raise SSRFRefused(reason)
+    literal = parse_ip(host)
+    if literal is not None:
+        answers = [str(literal)]
+    else:
+        infos = socket.getaddrinfo(
+            host.rstrip("."), None, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+        )
+        answers = list(dict.fromkeys(str(info[4][0]) for info in infos))
+    return _vetted(host, answers, allow_private=allow_private, allowed=allowed)
+
+
+def _vetted(
+    host: str, answers: list[str], *, allow_private: bool, allowed: tuple[str, ...]
+) -> list[IPAddress]:
     addresses = [ip for ip in (parse_ip(a) for a in answers) if ip is not None]
     if not addresses:
         raise OSError(f"{host} has no usable address")

@@ -93,13 +93,18 @@ def plan_form(
 
     HiWE's rule: the form needs at least `alpha` elements, and every text element must match
     an LVS row. A lone text box of a form that says it searches is the keyword box even when
-    its label matches nothing (He et al.: 93% of search forms have exactly one).
+    its label matches nothing (He et al.: 93% of search forms have exactly one). On a form
+    with several boxes (an advanced search: words, author, dates) one box must take the
+    users' keywords; the others that match nothing and are not required stay empty, as a
+    person leaves them (He et al.: default values retrieve the content on 94% of sites),
+    and so does every further box matching the keywords (only one box searches them).
     """
     if len(form.elements) < alpha:
         return Plan(form, reason=f"fewer than {alpha} elements")
     keywords = next((row for row in rows if row.source == USERS), None)
     lone_search_box = len(form.text_elements) == 1 and has_search_signal(form)
     sets: list[ElementValues] = []
+    left_empty: list[str] = []
     for element in form.elements:
         label = element.label or element.name
         match = match_label(label, rows, threshold, language=language)
@@ -108,8 +113,14 @@ def plan_form(
             continue
         if lone_search_box and keywords is not None:
             match = _keyword_match(keywords, match, label, language)
+        if match is not None and match.row.source == USERS and any(s.keyword for s in sets):
+            match = None  # a second keyword box ("any of these words"): one box is enough
         if match is None:
-            return Plan(form, reason=f"no LVS label matches {label!r}")
+            if element.required or len(form.text_elements) == 1:
+                return Plan(form, reason=f"no LVS label matches {label!r}")
+            left_empty.append(label)
+            sets.append(ElementValues(element, (Choice(_default(element), 1.0, False),)))
+            continue
         choices = tuple(
             Choice(value, weight)
             for value, weight in sorted(match.row.values, key=lambda vw: -vw[1])
@@ -118,7 +129,13 @@ def plan_form(
         if not choices:
             return Plan(form, reason=f"the LVS row {match.row.label!r} has no values")
         sets.append(ElementValues(element, choices, match, keyword=match.row.source == USERS))
+    if left_empty and not any(s.keyword for s in sets):
+        return Plan(form, reason=f"no LVS label matches {left_empty[0]!r}")
     return Plan(form, tuple(sets))
+
+
+def _default(element: Element) -> str:
+    return element.default[0] if element.default else ""
 
 
 def _keyword_match(

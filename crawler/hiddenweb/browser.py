@@ -18,6 +18,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from crawler.fetch import SiteRules, check_url
 from crawler.fetch.policy import FetchPolicy, policy_from_settings
+from crawler.render.egress import site_proxy
 from crawler.render.host import HOST, BrowserError, BrowserHost
 from crawler.sitesearch.labels import measure_forms
 
@@ -121,9 +122,13 @@ class FormBrowser:
             else:
                 await route.abort()
 
-        async with self.host.page_slots(self.policy):
+        scoped = rules.scoped_to(page_url)
+        async with (
+            self.host.page_slots(self.policy),
+            site_proxy(self.policy, scoped, hosts) as proxy,  # what Chromium connects to
+        ):
             browser = await self.host.browser(self.policy)
-            context = await browser.new_context()
+            context = await browser.new_context(proxy=proxy.settings)
             try:
                 page = await context.new_page()
                 page.set_default_timeout(TIMEOUT_MS)

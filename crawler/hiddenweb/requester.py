@@ -109,6 +109,14 @@ class Requester:
         result = self.call(self.backend.fetcher.post(request.url, request.data, self.backend.rules))
         return answer_of(result)
 
+    def post(self, request: SearchRequest) -> Answer:
+        """Send a POST request by HTTP (a result page's "next page" form), counted."""
+        if self.expired():
+            return Answer(request.url, None, error=TIME_UP)
+        self.requests += 1
+        result = self.call(self.backend.fetcher.post(request.url, request.data, self.backend.rules))
+        return answer_of(result)
+
     def _robots_refusal(self, url: str) -> str:
         """Return why robots.txt forbids `url` ("" if it allows it) for browser submissions."""
         rules = self.backend.rules

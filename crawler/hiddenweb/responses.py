@@ -8,7 +8,8 @@ recall 0.9) to a probe's is empty.
 A signature is the set of word pairs of the page's text outside its boilerplate, where
 boilerplate is every text block the form's own page also shows (header, menus, footer):
 HiWE's "significant portion" of the page, found without a layout. The query's own words
-become one placeholder, so "No results for xqzv" and "No results for cheese" compare equal;
+become one placeholder (however many words the query has), so "No results for xqzv qvbn"
+and "No results for cheese" compare equal;
 numbers become 0, so "0 results" and "1 results" differ only in the words around them.
 """
 
@@ -79,6 +80,8 @@ def signature(
             continue
         for token in tokenize(block):
             if token in query_tokens:
+                if tokens and tokens[-1] == QUERY_TOKEN:
+                    continue  # a query of any length is one placeholder
                 token = QUERY_TOKEN
             tokens.append(_DIGITS.sub("0", token))
     if len(tokens) < 2:

@@ -8,11 +8,14 @@ run calls `search_site` once, in the crawl thread, with the run's fetch backend:
    run matches forms against its own topic's keywords, so runs of other sites with other
    lists never swap them.
 2. Each seed page's forms are analysed (He et al.: the main search form is on the home
-   page for 99 of 100 sites). Forms that change state are refused and recorded; the rest
+   page for 99 of 100 sites), and so are the forms of the pages linked as searches
+   ("Archive", "Advanced search", /search/advanced), up to SEARCH_PAGES of them: an
+   archive and its advanced search have pages of their own. Forms that change state are refused and recorded; the rest
    get visual labels from Chromium when the DOM leaves an element unlabelled, teach their
    finite domains to the LVS table, and are matched against it.
-3. Each submittable form is probed, then submitted with at most Smax assignments, never
-   tried first, then the least recently tried (`crawler.hiddenweb.session`).
+3. Each submittable form is probed, then searched with the users' keywords as written,
+   at most Smax submissions, assignments never tried first, then the least recently tried
+   (`crawler.hiddenweb.session`); every search is recorded for admins (`RunSearch`).
 4. Result links enter the frontier one level below the form's page and are fetched and
    analysed like any page, through the run loop's own handler when one is given.
 5. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS):
@@ -24,10 +27,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from urllib.parse import urlsplit
 
 from django.utils import timezone
 
@@ -37,10 +42,16 @@ from crawler.hiddenweb.assignments import Plan, best_assignments, plan_form, tem
 from crawler.hiddenweb.lvs import with_keywords
 from crawler.hiddenweb.requester import Call, Requester
 from crawler.hiddenweb.responses import boilerplate
-from crawler.hiddenweb.secondlevel import page_links
+from crawler.hiddenweb.secondlevel import PageLink, page_links
 from crawler.hiddenweb.session import FormContext, FormOutcome, FormSearch
-from crawler.hiddenweb.store import learn_domains, load_table, order_by_staleness, sync_keywords
-from crawler.models import Page, Site
+from crawler.hiddenweb.store import (
+    learn_domains,
+    load_table,
+    order_by_staleness,
+    record_searches,
+    sync_keywords,
+)
+from crawler.models import CrawlRun, Page, Site
 from crawler.models.sitesearch import SiteSearch
 from crawler.run import step
 from crawler.run.fetching import FetchBackend, open_backend
@@ -55,6 +66,12 @@ logger = logging.getLogger(__name__)
 Handle = Callable[[Page, FetchResult], object]
 # Assignments ranked per form before the least recently tried Smax are chosen.
 CANDIDATES_PER_SUBMISSION = 10
+# Pages linked as searches whose forms are read too (an archive, its advanced search), per
+# page and in all.
+SEARCH_PAGES_PER_PAGE = 3
+SEARCH_PAGES = 6
+_SEARCH_LINK = re.compile(r"\b(advanced|search|archive|find)\b", re.I)
+_SEARCH_SEGMENT = re.compile(r"^(advanced[_-]?)?(search|archives?|find)([_-]?advanced)?$")
 
 
 @dataclass
@@ -99,6 +116,7 @@ def search_site(
     now: datetime | None = None,
     deadline: float | None = None,
     clock: Callable[[], float] = time.monotonic,
+    run: CrawlRun | None = None,
 ) -> HiddenWebReport:
     """Search the site's forms with every user's keywords; fetch and store what they find.
 
@@ -132,6 +150,12 @@ def search_site(
     )
     try:
         report = runner.search()
+        known = set(
+            Page.objects.filter(
+                site=site, url__in=list(runner.results), last_fetched_at__isnull=False
+            ).values_list("url", flat=True)
+        )
+        record_searches(site, run, report.forms, known=known, canonical=frontier.canonical)
         if settings.result_depth > 0:
             report.followed = _follow(site, frontier, runner.results, requester, handle, budget)
     finally:
@@ -151,6 +175,7 @@ def search_pass(context: RunContext) -> HiddenWebReport:
         handle=context.handle,
         budget=context.budget,
         rng=context.rng,
+        run=context.run,
     )
     if report.submissions:
         logger.info(
@@ -212,12 +237,25 @@ class _FormWork:
         self.report = HiddenWebReport()
         self.done: set[str] = set()  # fingerprints searched this run (a header form repeats)
         self.results: dict[str, int] = {}  # canonical result URL -> depth
+        # The site's search endpoints: their pages are searches, never results.
+        self.endpoints: set[str] = set(
+            SiteSearch.objects.filter(site=site)
+            .exclude(status=SiteSearch.Status.REFUSED)
+            .values_list("action", flat=True)
+        )
 
     def search(self) -> HiddenWebReport:
-        """Analyse and search the forms of every seed page."""
-        for url in self.site.seeds():
+        """Analyse and search the forms of every seed page and of its search pages."""
+        seeds = list(self.site.seeds())
+        pages = list(seeds)
+        read: set[str] = set()
+        while pages:
+            url = pages.pop(0)
             if self.requester.expired():
                 break
+            if url in read:
+                continue
+            read.add(url)
             answer = self.requester.get(url)
             if not answer.ok:
                 logger.info("Hidden web: %s could not be read (%s)", url, answer.error)
@@ -228,10 +266,15 @@ class _FormWork:
                 logger.info("Hidden web: %s", exc)
                 continue
             forms = self._labelled(forms, answer.html, answer.url)
+            links = page_links(answer.html, answer.url)
+            if len(read) + len(pages) < len(seeds) + SEARCH_PAGES:
+                pages += _search_pages(links, self.hosts, read | set(pages))
+            self.endpoints.update(f.action for f in forms if refusal(f) is None)
             context = FormContext(
                 boilerplate=boilerplate(answer.html, answer.url),
-                known_links=frozenset(link.url for link in page_links(answer.html, answer.url)),
+                known_links=frozenset(link.url for link in links),
                 hosts=self.hosts,
+                searches=frozenset(self.endpoints),
             )
             depth = self._depth(url)
             for form in forms:
@@ -297,7 +340,14 @@ class _FormWork:
         candidates = best_assignments(plan, self.settings.ranking, limit)
         chosen = order_by_staleness(record, candidates)[: self.settings.smax]
         search = FormSearch(
-            self.requester, self.settings, plan, record, context, rng=self.rng, now=self.now
+            self.requester,
+            self.settings,
+            plan,
+            record,
+            context,
+            rng=self.rng,
+            now=self.now,
+            language=self.language,
         )
         if chosen:
             search.probe()
@@ -311,6 +361,25 @@ class _FormWork:
         canonical = self.frontier.canonical(url)
         found = Page.objects.filter(site=self.site, url=canonical).values_list("depth", flat=True)
         return next(iter(found), 0)
+
+
+def _search_pages(links: list[PageLink], hosts: frozenset[str], read: set[str]) -> list[str]:
+    """Return the pages a page links to as searches ("Advanced search", /search/archive).
+
+    Links carrying a query are result pages, not search pages; at most SEARCH_PAGES_PER_PAGE.
+    """
+    found: dict[str, None] = {}
+    for link in links:
+        parts = urlsplit(link.url)
+        if parts.query or (parts.hostname or "").lower() not in hosts or link.url in read:
+            continue
+        short = len(link.text.split()) <= 4  # a menu item, not a headline
+        segments = [segment for segment in parts.path.lower().split("/") if segment]
+        if (short and _SEARCH_LINK.search(link.text)) or any(
+            _SEARCH_SEGMENT.match(segment) for segment in segments
+        ):
+            found[link.url] = None
+    return list(found)[:SEARCH_PAGES_PER_PAGE]
 
 
 def _keyword_name(plan: Plan) -> str:

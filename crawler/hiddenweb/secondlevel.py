@@ -26,7 +26,8 @@ from crawler.sitesearch.analysis import FormParseError, parse_html
 from crawler.sitesearch.labels import text_of
 
 _NEXT = re.compile(
-    r"^(\d{1,4}|next( page)?|more( results)?|older( (posts|articles))?|[›»>→]+|next ?[›»>→]+)$",
+    r"^(\d{1,4}|next( page)?|((load|show) )?more( results| articles| stories)?|"
+    r"older( (posts|articles))?|[›»>→]+|next ?[›»>→]+)$",
     re.I,
 )
 
@@ -101,11 +102,13 @@ def split_result_links(
     query: str,
     known: frozenset[str],
     hosts: frozenset[str],
+    searches: frozenset[str] = frozenset(),
 ) -> ResultLinks:
     """Sort a result page's links into results, the list's own pages and second-level URLs.
 
     `endpoint` is the search form's action; `known` holds the links of the form's page (its
-    menus and footer); `hosts` the site's hosts (other hosts' links are left out).
+    menus and footer); `hosts` the site's hosts (other hosts' links are left out);
+    `searches` the site's other search endpoints, whose pages are never results either.
     """
     out = ResultLinks()
     seen: set[str] = set()
@@ -118,14 +121,19 @@ def split_result_links(
             continue
         if same_endpoint(link.url, endpoint):
             same_list = carries_argument(link.url, query_arg, query) and (
-                "next" in link.rel.split() or bool(_NEXT.match(link.text.strip()))
+                "next" in link.rel.split() or is_next_label(link.text)
             )
             (out.list_pages if same_list else out.second_level).append(link.url)
-        elif link.url in known:
+        elif link.url in known or any(same_endpoint(link.url, other) for other in searches):
             out.second_level.append(link.url)
         else:
             out.results.append(link.url)
     return out
+
+
+def is_next_label(text: str) -> bool:
+    """Tell whether a link's or button's text names another page of a list ("Next", "2")."""
+    return bool(_NEXT.match(" ".join(text.split())))
 
 
 def keyword_urls(urls: list[str], query_arg: str) -> list[str]:

@@ -1,57 +1,55 @@
-"""Searching one form in one run: probe, submit the best assignments, read the answers.
+"""Searching one form in one run: probe, search the users' keywords as written, walk the lists.
 
 1. Probe: nonsensical queries teach the form's "no results" page (kept a week).
-2. Submit up to Smax assignments; each answer too similar to a probe's is empty; the
+2. Each chosen assignment searches its user's keyword as written (`KeywordForms`): a word as
+   is, a phrase quoted; a quoted phrase that finds nothing is searched unquoted, and the pair
+   teaches whether the site reads quotes. Each answer too similar to a probe's is empty; the
    share of non-empty answers is the form's submission efficiency.
-3. A non-empty answer gives result links and the pages of the same result list, walked up
-   to DEEPWEB_RESULT_PAGES pages.
-4. Second-level URLs from every result page are kept when they carry the keyword-query
+3. Once every keyword was searched, inflected forms (unless an inflection found exactly what
+   its keyword found: the site stems) and synonyms use what is left of Smax.
+4. A non-empty answer gives result links, and the further pages of its list: "next" links
+   and page numbers carrying the query, or "next page" forms (GET or POST, the same safety
+   rules as any form), walked until a page brings no new result, its text no longer holds
+   the query's words, or DEEPWEB_RESULT_PAGES pages were read.
+5. Second-level URLs from every result page are kept when they carry the keyword-query
    argument, deduplicated by selection segments, then fetched; their result links count.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import parse_qsl, urlsplit
 
+from analyzer.text import stems, tokenize
 from crawler.conf import DeepWebSettings
 from crawler.hiddenweb.assignments import Assignment, Plan, request_for_assignment
+from crawler.hiddenweb.outcome import FormOutcome, SearchLog
 from crawler.hiddenweb.requester import TIME_UP, Answer, Requester
-from crawler.hiddenweb.responses import EmptyPageModel, nonsense_queries, signature
-from crawler.hiddenweb.secondlevel import keyword_urls, page_links, split_result_links
+from crawler.hiddenweb.responses import EmptyPageModel, nonsense_queries, signature, text_blocks
+from crawler.hiddenweb.secondlevel import (
+    is_next_label,
+    keyword_urls,
+    page_links,
+    split_result_links,
+)
 from crawler.hiddenweb.segments import dedupe, noise_segments, selection_key
 from crawler.hiddenweb.store import empty_model, record_submission, save_probes
 from crawler.models.sitesearch import SiteSearch
-from crawler.sitesearch.analysis import Form
+from crawler.sitesearch.analysis import Form, FormParseError, analyze_forms
+from crawler.sitesearch.safety import refusal
+from crawler.sitesearch.template import SearchRequest, build_request
+from crawler.strategies.xcrawl.querygen import (
+    INFLECTED,
+    QUOTED,
+    TYPED,
+    KeywordForm,
+    KeywordForms,
+    SearchStyle,
+)
 
 PROBE_EVERY = timedelta(days=7)
-
-
-@dataclass
-class FormOutcome:
-    """What searching one form did: counts for the run report and the found result links."""
-
-    action: str
-    method: str
-    status: str
-    reason: str = ""
-    form_id: int | None = None
-    probes: int = 0
-    submissions: int = 0
-    with_results: int = 0
-    result_pages: int = 0  # first-level answers and their list pages fetched
-    second_level_found: int = 0  # distinct URLs on result pages that are not results
-    second_level_kept: int = 0  # of those, carrying the keyword-query argument
-    second_level_deduped: int = 0  # of those, left after deduplication
-    second_level_fetched: int = 0
-    results: list[str] = field(default_factory=list)  # absolute result links, in order found
-
-    @property
-    def efficiency(self) -> float | None:
-        """Return the share of submissions that returned results, None before any."""
-        return self.with_results / self.submissions if self.submissions else None
 
 
 @dataclass
@@ -61,6 +59,7 @@ class FormContext:
     boilerplate: frozenset[str]
     known_links: frozenset[str]
     hosts: frozenset[str]
+    searches: frozenset[str] = frozenset()  # the site's search endpoints (form actions)
 
 
 class FormSearch:
@@ -76,6 +75,8 @@ class FormSearch:
         *,
         rng: random.Random,
         now: datetime,
+        language: str = "en",
+        style: SearchStyle | None = None,
     ) -> None:
         self.requester = requester
         self.settings = settings
@@ -85,6 +86,8 @@ class FormSearch:
         self.context = context
         self.rng = rng
         self.now = now
+        self.language = language
+        self.forms = KeywordForms(language, style)
         keyword = plan.keyword_element
         self.query_arg = keyword.name if keyword else ""
         self.outcome = FormOutcome(
@@ -95,6 +98,8 @@ class FormSearch:
         self._units: list[set[str]] = []  # per result page, its search-endpoint links
         self._pages: list[str] = []  # result page URLs fetched (their selections are done)
         self._results: dict[str, None] = {}
+        self._typed: set[tuple[tuple[str, str], ...]] = set()  # assignments already sent
+        self._page_results: list[str] = []  # the result links of the page read last
 
     # --- Probing -------------------------------------------------------------------------------
 
@@ -124,45 +129,184 @@ class FormSearch:
     # --- Submitting ----------------------------------------------------------------------------
 
     def submit_all(self, assignments: list[Assignment]) -> FormOutcome:
-        """Submit each assignment, walk its result list, then fetch the second-level URLs."""
+        """Search each assignment's keyword as written, then its other forms, then second level.
+
+        Smax (DEEPWEB_SMAX) caps the submissions of the whole form: keywords as written first,
+        inflections and synonyms with what is left.
+        """
+        found: list[tuple[Assignment, set[str]]] = []
         for assignment in assignments:
-            if self.requester.expired():
+            if self._spent():
                 break
-            self.submit(assignment)
+            found.append((assignment, self._search_keyword(assignment)))
+        for assignment, results in found:
+            if not assignment.keyword:
+                continue
+            for extra in self.forms.extras(assignment.keyword):
+                if self._spent():
+                    break
+                if extra.form == INFLECTED and self.forms.style.stems:
+                    continue  # the site stems: an inflection repeats the keyword's results
+                got = self._search(assignment, extra)
+                if extra.form == INFLECTED and got is not None:
+                    self.forms.learn_stems(results, got)
         self._second_level_pass()
         self.outcome.results = list(self._results)
+        self.outcome.style = self.forms.style.describe()
         return self.outcome
 
-    def submit(self, assignment: Assignment) -> bool:
-        """Submit one assignment; return whether it returned results."""
-        request = request_for_assignment(self.form, assignment)
-        answer = self.requester.send(self.form, request)
+    def _spent(self) -> bool:
+        return self.requester.expired() or self.outcome.submissions >= self.settings.smax
+
+    def _search_keyword(self, assignment: Assignment) -> set[str]:
+        """Search one assignment's keyword as written; return the result links it found."""
+        if not assignment.keyword or self.query_arg == "":
+            got = self._search(
+                assignment, KeywordForm(assignment.keyword, assignment.keyword, TYPED)
+            )
+            return got or set()
+        first = self.forms.first(assignment.keyword)
+        results = self._search(assignment, first)
+        if first.form != QUOTED or results is None:
+            return results or set()
+        plain = self.forms.after_quoted(assignment.keyword, bool(results))
+        if plain is None or self._spent():
+            return results
+        unquoted = self._search(assignment, plain)
+        if unquoted is not None:
+            self.forms.learn_quotes(bool(results), bool(unquoted))
+        return results | (unquoted or set())
+
+    def _search(self, assignment: Assignment, typed: KeywordForm) -> set[str] | None:
+        """Submit `assignment` with `typed` in the keyword box and walk its result list.
+
+        Returns the result links found (empty for a "no results" answer), None when nothing
+        was sent (time is up, or the very same values were sent already in this run).
+        """
+        values = dict(assignment.values)
+        if self.query_arg:
+            values[self.query_arg] = typed.text
+        key = tuple(sorted(values.items()))
+        if key in self._typed:
+            return None
+        self._typed.add(key)
+        sent = Assignment(tuple(values.items()), assignment.rank, typed.text)
+        answer = self.requester.send(self.form, request_for_assignment(self.form, sent))
         if answer.error == TIME_UP:
-            return False  # not sent: nothing to count
-        had_results = answer.ok and not self._empty(answer, assignment.keyword)
+            return None
+        had_results = answer.ok and not self._empty(answer, typed.text)
         self.outcome.submissions += 1
         self.outcome.with_results += int(had_results)
-        record_submission(self.record, assignment, had_results=had_results, now=self.now)
-        if had_results:
-            self._walk(answer, assignment.keyword)
-        return had_results
+        record_submission(self.record, sent, had_results=had_results, now=self.now)
+        log = SearchLog(typed.text, typed.keyword, typed.form, had_results)
+        self.outcome.searches.append(log)
+        if not had_results:
+            return set()
+        return self._walk(answer, typed, log)
 
-    def _walk(self, first: Answer, query: str) -> None:
-        """Read a result page and the further pages of the same list."""
-        queue = [first]
-        visited = {first.url}
-        while queue:
-            answer = queue.pop(0)
+    def _walk(self, first: Answer, typed: KeywordForm, log: SearchLog) -> set[str]:
+        """Read a result page and the further pages of its list; return the results found.
+
+        1. Each page's result links are read; the list's next page is its "next" link or
+           form, else the lowest page number above the current one (links carrying the
+           query, or "page" forms going to the search endpoint).
+        2. The walk stops at a page that brings no result not seen before in this form's
+           run, at a page whose text no longer holds the query's words (when the first page
+           showed them), at the last page, or after DEEPWEB_RESULT_PAGES pages.
+        """
+        query = typed.text
+        wanted = set(stems(list(typed.words), self.language))
+        found: set[str] = set()
+        current: Answer | None = first
+        visited = {("GET", first.url, ())}
+        number = 1  # the page of the list being read
+        judged = False  # whether the list's pages show the query's words
+        while current is not None:
+            log.pages += 1
             self.outcome.result_pages += 1
-            for url in self._read(answer, query, list_pages=True):
-                if url not in visited and len(visited) < self.settings.result_pages:
-                    visited.add(url)
-                    following = self.requester.get(url)
-                    if following.ok:
-                        queue.append(following)
+            before = set(self._results)
+            following = self._read(current, query, list_pages=True)
+            fresh = [u for u in self._results if u not in before]
+            found.update(self._page_results)
+            log.results += fresh
+            if log.pages > 1 and not fresh:
+                log.stopped = "no new results"
+                break
+            if log.pages == 1:
+                # Only a list that shows the query's words on its first page can be seen to
+                # stop holding them (titles alone may not show what matched).
+                judged = bool(wanted) and self._holds(current, wanted)
+            elif judged and not self._holds(current, wanted):
+                log.stopped = "no match"
+                break
+            if log.pages >= self.settings.result_pages:
+                log.stopped = "page limit"
+                break
+            candidates = [
+                (request, label)
+                for request, label in following + self._next_forms(current)
+                if (request.method, request.url, request.data) not in visited
+                and (label is None or label > number)
+            ]
+            if not candidates:
+                log.stopped = "last page"
+                break
+            request, label = min(candidates, key=lambda c: -1 if c[1] is None else c[1])
+            visited.add((request.method, request.url, request.data))
+            page = self._follow(request)
+            if page.error == TIME_UP:
+                log.stopped = "time"
+                break
+            current = page if page.ok and not self._empty(page, query) else None
+            number = label if label is not None else number + 1
+            if current is None:
+                log.stopped = "empty page"
+        return found
 
-    def _read(self, answer: Answer, query: str, *, list_pages: bool) -> list[str]:
-        """Collect a result page's result links and second-level URLs; return its list pages."""
+    def _follow(self, request: SearchRequest) -> Answer:
+        if request.method == "GET":
+            return self.requester.get(request.url)
+        return self.requester.post(request)
+
+    def _holds(self, answer: Answer, wanted: set[str]) -> bool:
+        """Tell whether a result page's own text (outside the site's boilerplate) holds any of
+        the query's words, compared stemmed."""
+        words: set[str] = set()
+        for block in text_blocks(answer.html, answer.url):
+            if block not in self.context.boilerplate:
+                words.update(tokenize(block))
+        return bool(wanted & set(stems(sorted(words), self.language)))
+
+    def _next_forms(self, answer: Answer) -> list[tuple[SearchRequest, int | None]]:
+        """Return a result page's "next page" forms that are safe to submit, with page numbers.
+
+        A form counts when it goes to the search endpoint, a button names another page
+        ("Next", "2", "More results") and the crawler may submit it (`refusal`).
+        """
+        try:
+            forms = analyze_forms(answer.html, answer.url)
+        except FormParseError:
+            return []
+        endpoint = urlsplit(self.form.action)
+        found = []
+        for form in forms:
+            target = urlsplit(form.action)
+            if (target.netloc.lower(), target.path) != (endpoint.netloc.lower(), endpoint.path):
+                continue
+            if form.scripted or refusal(form) is not None:
+                continue
+            labels = [b for b in form.buttons if is_next_label(b)]
+            if not labels:
+                continue
+            request = build_request(form.action, form.method, form.default_values(), form.enctype)
+            found.append((request, _page_number(labels[0])))
+        return found
+
+    def _read(
+        self, answer: Answer, query: str, *, list_pages: bool
+    ) -> list[tuple[SearchRequest, int | None]]:
+        """Collect a result page's result links and second-level URLs; return its list pages
+        with their page numbers (None for "Next")."""
         links = page_links(answer.html, answer.url)
         split = split_result_links(
             links,
@@ -171,14 +315,22 @@ class FormSearch:
             query=query,
             known=self.context.known_links,
             hosts=self.context.hosts,
+            searches=self.context.searches,
         )
         self._pages.append(answer.url)
+        self._page_results = list(split.results)
         self._results.update(dict.fromkeys(split.results))
         self._units.append({link.url for link in links})
         self._second_level.update(dict.fromkeys(split.second_level))
         if not list_pages:
             return []
-        return split.list_pages
+        labels = {link.url: link for link in links}
+        pages = []
+        for url in split.list_pages:
+            link = labels[url]
+            number = None if "next" in link.rel.split() else _page_number(link.text)
+            pages.append((SearchRequest("GET", url), number))
+        return pages
 
     def _second_level_pass(self) -> None:
         """Filter, deduplicate and fetch the second-level URLs of this run's result pages."""
@@ -208,6 +360,12 @@ class FormSearch:
 
     def _empty(self, answer: Answer, query: str) -> bool:
         return self.model.is_empty(self._signature(answer, query))
+
+
+def _page_number(label: str) -> int | None:
+    """Return the page number a pager label names ("3"), None for "Next" and the like."""
+    label = label.strip()
+    return int(label) if label.isdigit() else None
 
 
 def _argument(url: str, name: str) -> str:

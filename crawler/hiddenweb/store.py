@@ -5,8 +5,9 @@ Runs in the crawl thread (database), never on the fetching event loop.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import F, Value
@@ -15,11 +16,15 @@ from django.utils import timezone
 
 from crawler.hiddenweb.assignments import Assignment
 from crawler.hiddenweb.lvs import LEARNED, LabelValues
+from crawler.hiddenweb.outcome import FormOutcome
 from crawler.hiddenweb.responses import EmptyPageModel
-from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet
+from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet, RunSearch
 from crawler.models.sitesearch import SiteSearch
 from crawler.sitesearch.analysis import Form
 from crawler.sitesearch.detect import KEYWORD_ALIASES, KEYWORD_LABEL
+
+if TYPE_CHECKING:
+    from crawler.models import CrawlRun, Site
 
 # Values learnt from crawled forms are trusted less than an admin's or users' (HiWE 5.5);
 # each new sighting on another form adds a little, never reaching human confidence.
@@ -148,3 +153,40 @@ def record_submission(
         last_submitted_at=now,
         last_had_results=had_results,
     )
+
+
+def record_searches(
+    site: Site,
+    run: CrawlRun | None,
+    outcomes: Iterable[FormOutcome],
+    *,
+    known: Collection[str],
+    canonical: Callable[[str], str],
+) -> int:
+    """Write one `RunSearch` row per text typed into a form; return how many.
+
+    `known` holds the canonical result URLs the site's crawl had fetched before this pass:
+    the others are the search's new articles.
+    """
+    rows = []
+    for outcome in outcomes:
+        for log in outcome.searches:
+            urls = {canonical(url) for url in log.results}
+            rows.append(
+                RunSearch(
+                    site=site,
+                    run=run,
+                    form_id=outcome.form_id,
+                    query=log.query[:500],
+                    keyword=log.keyword[:500],
+                    variant=log.form[:12],
+                    had_results=log.had_results,
+                    pages=log.pages,
+                    results=len(urls),
+                    new_articles=len(urls - set(known)),
+                    stopped=log.stopped[:40],
+                    style=outcome.style[:80],
+                )
+            )
+    RunSearch.objects.bulk_create(rows)
+    return len(rows)

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
+from urllib.parse import parse_qsl, urlsplit
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
 from crawler.models.sitesearch import SiteSearch
+
+if TYPE_CHECKING:
+    from crawler.fetch.result import FetchResult
+    from crawler.models.runs import CrawlRun
 
 
 class LabelValueSetQuerySet(models.QuerySet["LabelValueSet"]):
@@ -97,3 +103,113 @@ class FormQuery(models.Model):
     def hash_key(key: str) -> str:
         """Return the hash stored for an assignment's key."""
         return hashlib.sha256(key.encode()).hexdigest()
+
+
+class RunSearch(models.Model):
+    """One text typed into one of a site's search forms by a run: pages walked, what it found."""
+
+    site = models.ForeignKey("crawler.Site", on_delete=models.CASCADE, related_name="+")
+    run = models.ForeignKey(
+        "crawler.CrawlRun", on_delete=models.CASCADE, null=True, blank=True, related_name="searches"
+    )
+    form = models.ForeignKey(
+        SiteSearch, on_delete=models.SET_NULL, null=True, blank=True, related_name="run_searches"
+    )
+    query = models.CharField(max_length=500, help_text="What was typed into the search box.")
+    keyword = models.CharField(max_length=500, blank=True, help_text="The user's keyword.")
+    variant = models.CharField(
+        max_length=12, blank=True, help_text="typed, quoted, inflected or synonym."
+    )
+    had_results = models.BooleanField(default=False)
+    pages = models.PositiveIntegerField(default=0, help_text="Result pages walked.")
+    results = models.PositiveIntegerField(default=0, help_text="Result links new to this form.")
+    new_articles = models.PositiveIntegerField(
+        default=0, help_text="Result links the site's crawl had never fetched."
+    )
+    stopped = models.CharField(max_length=40, blank=True, help_text="Why the walk ended.")
+    style = models.CharField(
+        max_length=80, blank=True, help_text="What the site's search was found to do."
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "id"]
+        verbose_name = "search made by a run"
+
+    def __str__(self) -> str:
+        return self.query
+
+
+class RunRenderQuerySet(models.QuerySet["RunRender"]):
+    def note(self, run: CrawlRun, url: str, result: FetchResult) -> RunRender:
+        """Record a page the run rendered, from the notes rendering left on its result."""
+        notes = result.render_notes
+        return self.create(
+            site_id=run.site_id,
+            run=run,
+            url=url[:2083],
+            reason=str(notes.get("reason", ""))[:60],
+            requests=len(result.requests),
+            document_requests=int(notes.get("document_requests", 0)),
+            expanded=int(notes.get("expanded", 0)),
+            api_links=int(notes.get("api_links", 0)),
+            seconds=round(result.elapsed, 3),
+        )
+
+
+class RunRender(models.Model):
+    """One page a run rendered in Chromium, and why it needed the browser."""
+
+    site = models.ForeignKey("crawler.Site", on_delete=models.CASCADE, related_name="+")
+    run = models.ForeignKey(
+        "crawler.CrawlRun", on_delete=models.CASCADE, null=True, blank=True, related_name="renders"
+    )
+    url = models.CharField(max_length=2083)
+    reason = models.CharField(max_length=60, help_text="Why the page was rendered.")
+    requests = models.PositiveIntegerField(default=0, help_text="Requests the page made.")
+    document_requests = models.PositiveIntegerField(
+        default=0, help_text="Requests for the page itself (0: served from the fetch)."
+    )
+    expanded = models.PositiveIntegerField(
+        default=0, help_text='"Load more" clicks and scrolls that brought new items.'
+    )
+    api_links = models.PositiveIntegerField(
+        default=0, help_text="Links read from JSON the page loaded."
+    )
+    seconds = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RunRenderQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "id"]
+        verbose_name = "page rendered by a run"
+
+    def __str__(self) -> str:
+        return self.url
+
+
+def is_result_page(site_id: int, url: str) -> bool:
+    """Tell whether `url` is a result page of one of the site's searches.
+
+    It goes to a search's endpoint (same host and path as the form's action) with the
+    keyword-query argument filled: whatever text it shows, it is a hub of results.
+    """
+    parts = urlsplit(url)
+    if not parts.query:
+        return False
+    filled = {name for name, value in parse_qsl(parts.query) if value.strip()}
+    rows = (
+        SiteSearch.objects.filter(site_id=site_id)
+        .exclude(query_arg="")
+        .values_list("action", "query_arg")
+    )
+    for action, query_arg in rows:
+        target = urlsplit(action)
+        same = (target.netloc.lower(), target.path or "/") == (
+            parts.netloc.lower(),
+            parts.path or "/",
+        )
+        if same and query_arg in filled:
+            return True
+    return False

@@ -6,7 +6,7 @@ import zlib
 from datetime import datetime
 
 from django.db import models
-from django.db.models import Q
+from django.db.models import Case, Q, Value, When
 from django.utils import timezone
 
 
@@ -25,6 +25,32 @@ class PageQuerySet(models.QuerySet["Page"]):
     def hubs(self) -> PageQuerySet:
         """Pages that lead to new URLs: seeds, feeds, sitemaps and analyzer-detected hubs."""
         return self.filter(Q(kind=Page.Kind.HUB) | ~Q(role=Page.Role.PAGE))
+
+    def hubs_due(self, now: datetime) -> PageQuerySet:
+        """Fetched hubs whose own schedule has come, where news is likeliest first.
+
+        Feeds and sitemaps first (one conditional request says whether anything is new);
+        then hubs that gained new links on their last visit, the most first; then by
+        measured change rate (new links per day); then the shallowest, the most overdue.
+        """
+        polled = Case(
+            When(role__in=[Page.Role.FEED, Page.Role.SITEMAP], then=Value(0)),
+            default=Value(1),
+            output_field=models.IntegerField(),
+        )
+        return (
+            self.hubs()
+            .due(now)
+            .annotate(polled=polled)
+            .order_by(
+                "polled",
+                models.F("gained_links").desc(),
+                models.F("change_rate").desc(nulls_last=True),
+                "depth",
+                "next_visit_at",
+                "id",
+            )
+        )
 
 
 class Page(models.Model):
@@ -67,6 +93,9 @@ class Page(models.Model):
     # Recent revisits, oldest first: [seconds since the previous visit, whether it had changed].
     revisit_history = models.JSONField(default=list, blank=True)
     change_rate = models.FloatField(null=True, blank=True, help_text="Estimated changes per day.")
+    gained_links = models.PositiveIntegerField(
+        default=0, help_text="Links the last visit found that the page did not have before."
+    )
 
     objects = PageQuerySet.as_manager()
 
@@ -127,7 +156,15 @@ class PageVersion(models.Model):
 
     class Meta:
         ordering = ["-fetched_at", "-id"]
-        indexes = [models.Index(fields=["page", "-fetched_at"], name="crawler_version_latest")]
+        indexes = [
+            models.Index(fields=["page", "-fetched_at"], name="crawler_version_latest"),
+            # Clipping's sweep for informational versions whose hand-on was lost.
+            models.Index(
+                fields=["fetched_at"],
+                name="crawler_version_informative",
+                condition=models.Q(has_information=True),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.page.url} @ {self.fetched_at:%Y-%m-%d %H:%M}"

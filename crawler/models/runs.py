@@ -15,6 +15,11 @@ RUN_COUNTERS = (
     "robots_skipped",
     "rendered",
     "relevant",
+    "hub_fetches",
+    "post_fetches",
+    "trap_fetches",
+    "duplicate_fetches",
+    "search_fetches",
 )
 
 
@@ -53,7 +58,30 @@ class CrawlRun(models.Model):
     robots_skipped = models.PositiveIntegerField(default=0)
     rendered = models.PositiveIntegerField(default=0)
     relevant = models.PositiveIntegerField(
-        default=0, help_text="Pages the strategy accepted (information pages)."
+        default=0,
+        help_text="Fetched pages the strategy accepted as topical (xCrawl's validator; "
+        "information pages for breadth-first).",
+    )
+    hub_fetches = models.PositiveIntegerField(
+        default=0, help_text="Fetches of hub pages: lists, pagers, feeds, sitemaps."
+    )
+    post_fetches = models.PositiveIntegerField(
+        default=0, help_text="Fetches of information pages (articles, posts)."
+    )
+    trap_fetches = models.PositiveIntegerField(
+        default=0,
+        help_text="Fetches of URL shapes found to be traps (endless calendars, empty pagers).",
+    )
+    duplicate_fetches = models.PositiveIntegerField(
+        default=0, help_text="Fetches of copies whose rel=canonical names another URL."
+    )
+    search_fetches = models.PositiveIntegerField(
+        default=0, help_text="Fetches of the site's search result pages."
+    )
+    learned = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="What the run learnt: topic terms, trap and copy URL shapes, host aliases.",
     )
     stop_reason = models.CharField(max_length=40, blank=True)
     error = models.TextField(blank=True)

@@ -7,12 +7,15 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, Sum
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 
 from crawler.canonical import same_site
+from crawler.conf import user_site_settings
 
 # An allowed-hosts line: a name or IPv4 address ("*." or "." covers subdomains), or an IPv6
 # address in brackets; either with an optional port.
@@ -35,15 +38,88 @@ class SiteQuerySet(models.QuerySet["Site"]):
     def enabled(self) -> SiteQuerySet:
         return self.filter(enabled=True)
 
+    def approved(self) -> SiteQuerySet:
+        return self.filter(approval=Site.Approval.APPROVED)
+
     def due(self, now: datetime) -> SiteQuerySet:
-        """Enabled sites whose next crawl time has come."""
-        return self.enabled().filter(Q(next_crawl_at__isnull=True) | Q(next_crawl_at__lte=now))
+        """Enabled, approved sites whose next crawl time has come, their adder under quota."""
+        return (
+            self.enabled()
+            .approved()
+            .filter(Q(next_crawl_at__isnull=True) | Q(next_crawl_at__lte=now))
+            .within_daily_pages(now)
+        )
+
+    def watch_due(self, now: datetime) -> SiteQuerySet:
+        """Enabled, approved sites one of whose feeds, sitemaps or hubs is due for a look."""
+        return self.enabled().approved().filter(next_watch_at__lte=now).within_daily_pages(now)
+
+    def within_daily_pages(self, now: datetime) -> SiteQuerySet:
+        """Drop people's private sites whose adder fetched a day's page allowance already.
+
+        The pages of every run started in the last 24 hours on the sites a person added count;
+        shared sites (the admins' pool) never do.
+        """
+        from crawler.models.runs import CrawlRun
+
+        spent = (
+            CrawlRun.objects.filter(
+                site__added_by=models.OuterRef("added_by"),
+                site__visibility=Site.Visibility.PRIVATE,
+                started_at__gte=now - timedelta(days=1),
+            )
+            .values("site__added_by")
+            .annotate(total=Sum("fetched"))
+            .values("total")
+        )
+        quota = user_site_settings().pages_per_day
+        return self.annotate(adder_pages_today=Coalesce(models.Subquery(spent[:1]), 0)).filter(
+            Q(visibility=Site.Visibility.SHARED)
+            | Q(added_by__isnull=True)
+            | Q(adder_pages_today__lt=quota)
+        )
+
+    def shared(self) -> SiteQuerySet:
+        """The admins' pool: every person's lists are matched against these sites."""
+        return self.filter(visibility=Site.Visibility.SHARED)
+
+    def followed_by(self, user: object) -> SiteQuerySet:
+        """The sites a person added or subscribed to: their Sites page."""
+        return self.filter(subscribers=user)
+
+    def visible_to(self, user: object) -> SiteQuerySet:
+        """The sites whose clips may reach a person: the shared pool and their own."""
+        return self.filter(Q(visibility=Site.Visibility.SHARED) | Q(subscribers=user)).distinct()
+
+    def at_origin(self, origin: str) -> list[Site]:
+        """Return the sites that crawl `origin` (scheme://host[:port]), shared ones first."""
+        found = [site for site in self.order_by("id") if origin in site.origins()]
+        return sorted(found, key=lambda site: site.visibility != Site.Visibility.SHARED)
+
+    def audience(self, site_id: int | None) -> frozenset[int] | None:
+        """Return the ids of the people a site's clips may reach; None means everyone."""
+        if site_id is None:
+            return None
+        visibility = self.filter(id=site_id).values_list("visibility", flat=True).first()
+        if visibility != Site.Visibility.PRIVATE:
+            return None
+        through = Site.subscribers.through.objects.filter(site_id=site_id)
+        return frozenset(through.values_list("user_id", flat=True))
 
 
 class Site(models.Model):
     class Strategy(models.TextChoices):
         BFS = "bfs", "Breadth-first"
         XCRAWL = "xcrawl", "xCrawl (focused: hubs and authorities)"
+
+    class Visibility(models.TextChoices):
+        SHARED = "shared", "Shared: matched against every person's lists"
+        PRIVATE = "private", "Private: its subscribers' lists only"
+
+    class Approval(models.TextChoices):
+        APPROVED = "approved", "Approved"
+        PENDING = "pending", "Waiting for an admin"
+        DENIED = "denied", "Denied"
 
     name = models.CharField(max_length=200)
     root_url = models.URLField(max_length=2083, unique=True, validators=[_validate_http_url])
@@ -67,6 +143,16 @@ class Site(models.Model):
     max_page_revisit = models.DurationField(
         default=timedelta(days=7), help_text="Longest revisit interval of one page."
     )
+    feed_poll_interval = models.DurationField(
+        default=timedelta(minutes=2),
+        help_text="How often the site's feeds and sitemaps are asked for news, with "
+        "conditional requests (HH:MM:SS).",
+    )
+    min_hub_revisit = models.DurationField(
+        default=timedelta(minutes=5),
+        help_text="Shortest revisit interval of a hub page (home page, sections); hubs that "
+        "gain new links on most visits come back this often, quiet ones less often.",
+    )
     page_budget = models.PositiveIntegerField(
         default=500, help_text="Most pages fetched in one run."
     )
@@ -85,7 +171,42 @@ class Site(models.Model):
         help_text="Allow loopback and private addresses (only for sites on your own network).",
     )
     enabled = models.BooleanField(default=True)
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="sites_added",
+        help_text="The person who added the site on their Sites page (empty: an admin).",
+    )
+    subscribers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        blank=True,
+        related_name="followed_sites",
+        help_text="People who follow the site; a private site's clips reach only them.",
+    )
+    visibility = models.CharField(
+        max_length=10,
+        choices=Visibility.choices,
+        default=Visibility.SHARED,
+        help_text="Shared sites are the pool every person's lists are matched against.",
+    )
+    approval = models.CharField(
+        max_length=10,
+        choices=Approval.choices,
+        default=Approval.APPROVED,
+        help_text="Only approved sites are crawled.",
+    )
+    review_note = models.CharField(
+        max_length=300, blank=True, help_text="Why the site was denied, shown to its subscribers."
+    )
     next_crawl_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    next_watch_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        db_index=True,
+        help_text="When the site's next feed, sitemap or hub falls due (a short watch run).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = SiteQuerySet.as_manager()
@@ -164,3 +285,26 @@ class Site(models.Model):
 
     def exclude_list(self) -> list[str]:
         return _lines(self.exclude_patterns)
+
+    def origins(self) -> set[str]:
+        """Return the origins this site crawls: root URL, seeds, allowed hosts on its scheme."""
+        from crawler.fetch.policy import site_origins, url_origin
+
+        origins = set(site_origins(self))
+        scheme = urlsplit(self.root_url).scheme
+        for entry in _lines(self.allowed_hosts):
+            if not entry.startswith(("*", ".")):
+                origin = url_origin(f"{scheme}://{entry}/")
+                if origin:
+                    origins.add(origin)
+        return origins
+
+    @property
+    def allowed_networks(self) -> tuple[str, ...]:
+        """Return the private networks a person's own site may reach (an operator setting).
+
+        Read by `crawler.fetch.SiteRules.of`; admins' sites use allow_private_network instead.
+        """
+        if self.added_by_id is None:
+            return ()
+        return user_site_settings().networks()

@@ -5,9 +5,12 @@
     if page.error: record(page.error.kind, page.error.message)
     else: analyze(page.body, page.final_url)
 
-Each page gets a fresh context; images, media and fonts are not loaded; dialogs are
+Each page gets a fresh context, or, for a crawl's renderer (`reuse_contexts`), one of the
+contexts its earlier pages used; images, media and fonts are not loaded; dialogs are
 dismissed; requests off the site's hosts are refused; every other request is made by our
-own client through the SSRF guard (`crawler.render.relay`).
+own client through the SSRF guard (`crawler.render.relay`). Chromium itself connects only to
+the context's egress proxy (`crawler.render.egress`), which judges every target by the same
+rules; `crawler.render.egress_probe` checks that from outside.
 """
 
 from __future__ import annotations
@@ -18,15 +21,17 @@ from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
 from crawler.fetch.result import FetchResult, PageRequest
 from crawler.fetch.ssrf import Resolver, system_resolve
 from crawler.render.host import HOST, BrowserHost
-from crawler.render.page import render_page
-from crawler.render.shell import needs_rendering
+from crawler.render.page import ContextPool, render_page
+from crawler.render.shell import RenderMemory, needs_rendering, render_reason
 
 __all__ = [
     "PageRequest",
+    "RenderMemory",
     "Renderer",
     "close_browser",
     "needs_rendering",
     "open_renderer",
+    "render_reason",
     "render_url",
 ]
 
@@ -40,10 +45,13 @@ class Renderer:
         *,
         resolver: Resolver | None = None,
         host: BrowserHost | None = None,
+        reuse_contexts: bool = False,
     ) -> None:
         self.policy = policy or policy_from_settings()
         self.resolver = resolver or system_resolve
         self.host = host or HOST
+        # One crawl's renders share their browser contexts (made on the browser's loop).
+        self.pool = ContextPool(self.policy.render_concurrency) if reuse_contexts else None
 
     async def start(self) -> Renderer:
         """Launch the browser now rather than on the first render."""
@@ -57,10 +65,14 @@ class Renderer:
         allowed_hosts: Iterable[str] = (),
         *,
         timeout: float | None = None,
+        served: FetchResult | None = None,
     ) -> FetchResult:
-        """Render `url`; `allowed_hosts` defaults to the URL's own host."""
+        """Render `url`; `allowed_hosts` defaults to the URL's own host.
+
+        `served`: the page as already fetched, handed to Chromium instead of asking again.
+        """
         return await self.host.call(
-            self._render(url, rules or SiteRules(), tuple(allowed_hosts), timeout)
+            self._render(url, rules or SiteRules(), tuple(allowed_hosts), timeout, served)
         )
 
     def render_sync(
@@ -76,24 +88,43 @@ class Renderer:
         return self.host.submit(coro).result()
 
     async def close(self) -> None:
-        """Release this handle; the shared browser stays up for the next render."""
-        return None
+        """Release this handle and its kept contexts; the shared browser stays up."""
+        if self.pool is not None:
+            pool, self.pool = self.pool, None
+            await self.host.call(pool.close())
 
     async def _render(
-        self, url: str, rules: SiteRules, hosts: tuple[str, ...], timeout: float | None
+        self,
+        url: str,
+        rules: SiteRules,
+        hosts: tuple[str, ...],
+        timeout: float | None,
+        served: FetchResult | None = None,
     ) -> FetchResult:
         async with self.host.page_slots(self.policy):
             browser = await self.host.browser(self.policy)
             return await render_page(
-                browser, url, rules, hosts, self.policy, self.resolver, timeout
+                browser,
+                url,
+                rules,
+                hosts,
+                self.policy,
+                self.resolver,
+                timeout,
+                served=served,
+                pool=self.pool,
             )
 
 
 async def open_renderer(
-    policy: FetchPolicy | None = None, *, resolver: Resolver | None = None
+    policy: FetchPolicy | None = None,
+    *,
+    resolver: Resolver | None = None,
+    reuse_contexts: bool = False,
 ) -> Renderer:
-    """Return a started Renderer on the process's shared browser."""
-    return await Renderer(policy, resolver=resolver).start()
+    """Return a started Renderer on the process's shared browser (with `reuse_contexts`, its
+    renders share browser contexts until it is closed)."""
+    return await Renderer(policy, resolver=resolver, reuse_contexts=reuse_contexts).start()
 
 
 def render_url(

@@ -2,7 +2,13 @@
 
 Rendering, xCrawl's link probing and hidden-web form work all take their browser from here:
 the executable is the policy's `chromium_path` (CRAWLER_CHROMIUM_PATH), launched with
-CHROMIUM_ARGS, and nowhere else.
+`launch_args` (CHROMIUM_ARGS and the default egress proxy), and nowhere else.
+
+Chromium opens no connection of its own: every one goes to an egress proxy of ours
+(`crawler.render.egress`). The host's own proxy, given at launch, serves contexts that name
+no site and lets them reach public addresses only; a context for a site's page gets its own
+proxy, judging by that site's rules (`EgressProxy` with the page's relay, given to
+`new_context(proxy=...)`).
 
 A Playwright browser belongs to the event loop that launched it, while crawl runs and Celery
 tasks each bring their own loop (or none). So the browser lives on a private loop in a daemon
@@ -24,7 +30,10 @@ from typing import Any, TypeVar
 from playwright.async_api import Browser, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 
-from crawler.fetch.policy import FetchPolicy
+from crawler.fetch.policy import FetchPolicy, SiteRules
+from crawler.fetch.ssrf import system_resolve
+from crawler.render.egress import PROXY_HOST, EgressProxy
+from crawler.render.relay import Relay
 
 T = TypeVar("T")
 
@@ -34,7 +43,23 @@ CHROMIUM_ARGS = (
     "--disable-component-update",
     "--disable-sync",
     "--disable-gpu",
+    # Egress. Loopback goes through the proxy too (Chromium bypasses it for loopback unless
+    # told not to); no name resolves but the proxy's address, so DNS prefetches and
+    # preconnects reach nothing; QUIC and WebRTC's own UDP would not go through an HTTP proxy.
+    # No --disable-features here: Chromium keeps only the last one, which would drop
+    # Playwright's own list (HttpsUpgrades among them).
+    "--proxy-bypass-list=<-loopback>",
+    f"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE {PROXY_HOST}",
+    "--dns-prefetch-disable",
+    "--disable-quic",
+    "--no-pings",
+    "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
 )
+
+
+def launch_args(proxy_server: str) -> list[str]:
+    """Return Chromium's arguments with `proxy_server` as every context's default proxy."""
+    return [*CHROMIUM_ARGS, f"--proxy-server={proxy_server}"]
 
 
 class BrowserError(RuntimeError):
@@ -54,6 +79,7 @@ class BrowserHost:
         self._executable = ""  # the path the running browser was launched from
         self._launching: asyncio.Lock | None = None
         self._pages: asyncio.Semaphore | None = None
+        self._proxy: EgressProxy | None = None  # for contexts that name no site
 
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Run `coro` on the browser loop; return a thread-safe future of its result."""
@@ -70,6 +96,7 @@ class BrowserHost:
                 # A forked child inherits the parent's objects but not its thread: start over.
                 self._playwright = self._browser = None
                 self._launching = self._pages = None
+                self._proxy = None
                 self._loop = asyncio.new_event_loop()
                 self._thread = threading.Thread(
                     target=self._loop.run_forever, name="webclip-browser", daemon=True
@@ -94,11 +121,14 @@ class BrowserHost:
             if self._browser is None or not self._browser.is_connected():
                 if self._playwright is None:
                     self._playwright = await async_playwright().start()
+                if self._proxy is None:
+                    relay = Relay(policy, system_resolve, SiteRules(), hosts=None)
+                    self._proxy = await EgressProxy(relay).start()
                 try:
                     self._browser = await self._playwright.chromium.launch(
                         executable_path=policy.chromium_path,
                         headless=True,
-                        args=list(CHROMIUM_ARGS),
+                        args=launch_args(self._proxy.server),
                     )
                 except PlaywrightError as exc:
                     self._browser = None
@@ -130,12 +160,15 @@ class BrowserHost:
             self._loop = self._thread = None
 
     async def _close(self) -> None:
-        browser, playwright = self._browser, self._playwright
-        self._browser = self._playwright = None
+        browser, playwright, proxy = self._browser, self._playwright, self._proxy
+        self._browser = self._playwright = self._proxy = None
         if browser is not None:
             await browser.close()
         if playwright is not None:
             await playwright.stop()
+        if proxy is not None:
+            await proxy.close()
+            await proxy.relay.close()
 
 
 HOST = BrowserHost()

@@ -1,10 +1,12 @@
 """The browser's network: every request a rendered page makes goes through our own client.
 
-Chromium never opens a connection itself. The route handler hands each request here; the
-relay checks the URL (scheme, allowed hosts, SSRF by spelling), connects through the same
-vetting resolver as the fetcher (resolve once, connect to the vetted address), caps the body,
-and the handler fulfils the browser's request with the answer. Redirects are followed here,
-hop by hop, because Chromium would follow a fulfilled redirect outside any interception.
+The route handler hands each request here; the relay checks the URL (scheme, allowed hosts,
+SSRF by spelling), connects through the same vetting resolver as the fetcher (resolve once,
+connect to the vetted address), caps the body, and the handler fulfils the browser's request
+with the answer. Redirects are followed here, hop by hop, because Chromium would follow a
+fulfilled redirect outside any interception. What escapes interception (preconnects,
+workers, navigations Chromium starts on its own) reaches the context's egress proxy
+(`crawler.render.egress`), which judges it with the same relay.
 """
 
 from __future__ import annotations
@@ -65,12 +67,17 @@ class Relay:
     """Make one page's requests under one site's rules; close it with the page."""
 
     def __init__(
-        self, policy: FetchPolicy, resolver: Resolver, rules: SiteRules, hosts: Iterable[str]
+        self,
+        policy: FetchPolicy,
+        resolver: Resolver,
+        rules: SiteRules,
+        hosts: Iterable[str] | None,
     ) -> None:
         self.policy = policy
         self.resolver = resolver
         self.rules = rules
-        self.hosts = tuple(hosts)
+        # None: any host, judged by its address alone (the browser's default proxy).
+        self.hosts = None if hosts is None else tuple(hosts)
         # One session per exemption: only the site's own origins may reach private addresses.
         self._sessions: dict[bool, aiohttp.ClientSession] = {}
 
@@ -80,7 +87,7 @@ class Relay:
         if error is not None and error.kind != ErrorKind.SSRF:
             return error
         # Off the site says more than the address refusal an off-site host also earns.
-        if not same_site(url, self.hosts):
+        if self.hosts is not None and not same_site(url, self.hosts):
             host = urlsplit(url).hostname
             return FetchError(ErrorKind.OFFSITE, f"{host} is not one of the site's hosts")
         return error

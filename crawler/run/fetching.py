@@ -13,9 +13,10 @@ from crawler.fetch import (
     content_kind,
     failure,
     policy_from_settings,
+    shared_slots,
 )
 from crawler.models import Site
-from crawler.render import Renderer, needs_rendering, open_renderer
+from crawler.render import Renderer, RenderMemory, needs_rendering, open_renderer
 
 
 class FetchBackend:
@@ -26,10 +27,12 @@ class FetchBackend:
     ) -> None:
         self.rules = SiteRules.of(site)
         self.hosts = site.host_list()
-        self.fetcher = fetcher or Fetcher(policy_from_settings())
+        # Every worker takes turns with a host through the shared cache.
+        self.fetcher = fetcher or Fetcher(policy_from_settings(), slots=shared_slots())
         self._own_fetcher = fetcher is None
         self._renderer = renderer
         self._own_renderer = renderer is None
+        self.renders = RenderMemory()  # this run's per-page render decisions
 
     async def fetch(self, url: str, *, etag: str = "", last_modified: str = "") -> FetchResult:
         """Fetch `url` with a conditional GET when validators are known."""
@@ -37,14 +40,27 @@ class FetchBackend:
             url, self.rules, etag=etag or None, last_modified=last_modified or None
         )
 
-    async def render(self, url: str) -> FetchResult:
-        """Render `url` in Chromium (after the same robots.txt and address checks)."""
+    async def render(self, url: str, *, served: FetchResult | None = None) -> FetchResult:
+        """Render `url` in Chromium (after the same robots.txt and address checks).
+
+        `served`: the page as just fetched; Chromium gets it instead of asking the site again.
+        """
         refused = await self.fetcher.refusal(url, self.rules)
         if refused is not None:
             return failure(url, refused, rendered=True)
         if self._renderer is None:
-            self._renderer = await open_renderer(self.fetcher.policy)
-        return await self._renderer.render(url, self.rules, self.hosts)
+            self._renderer = await open_renderer(self.fetcher.policy, reuse_contexts=True)
+        return await self._renderer.render(url, self.rules, self.hosts, served=served)
+
+    def render_reason(self, fetched: FetchResult, *, needs_browser: bool, inline: bool) -> str:
+        """Return why a fetched page should be rendered now ("" when it need not be).
+
+        On a site that needs a browser each page is judged on its own (`RenderMemory`);
+        elsewhere only script shells are rendered, and only when rendering `inline`.
+        """
+        if needs_browser:
+            return self.renders.decide(fetched.body)
+        return "script shell" if inline and looks_like_script_shell(fetched.body) else ""
 
     async def sitemaps(self, url: str) -> list[str]:
         """Return the sitemap URLs robots.txt lists for `url`'s origin."""

@@ -9,8 +9,15 @@ takes URLs in three bands:
 2. new URLs, breadth-first (by depth, then discovery order);
 3. known pages whose adaptive revisit time has come.
 
-Trap protection happens on the way in (`admit`): off-site hosts, the site's exclude patterns,
-the depth limit and the URL-shape checks of `crawler.canonical` (length, repeated segments).
+Trap protection happens on the way in (`refusal`): off-site hosts, the site's exclude
+patterns, links to images and other files that are no HTML page, the depth limit, the
+URL-shape checks of `crawler.canonical` (length, repeated segments), and the shapes this run
+found to be traps or copies (`crawler.run.shapes`).
+
+Depth: a link is one step deeper than the page holding it, except a link to another page of
+the same paginated list (`crawler.canonical.is_pager_link`): the pages of a list are one hub,
+so `max_depth` counts the links followed from a seed through hubs and articles, never the
+"older posts" clicks needed to reach an old article.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from django.utils import timezone
 
 from crawler import canonical as urltools
 from crawler.models import Page, Site
+from crawler.run.shapes import ShapeWatch
 
 
 class Frontier:
@@ -41,12 +49,29 @@ class Frontier:
         # looked up and not stored, so that links seen again cost no query.
         self._known: dict[str, tuple[int, int, str]] = {}
         self._absent: set[str] = set()
+        # Production origins of the site -> the origin it is served under (learnt from the
+        # seed's rel=canonical or the sitemap), so their URLs are crawled here.
+        self.aliases: dict[str, str] = {}
+        self.shapes = ShapeWatch()
 
     # --- Admission ---------------------------------------------------------------------------
 
     def canonical(self, url: str) -> str:
         """Return the canonical form of `url` (the key pages are stored under)."""
-        return urltools.canonicalize(url)
+        return urltools.mapped(urltools.canonicalize(url), self.aliases)
+
+    def learn_alias(self, production: str, served: str) -> bool:
+        """Crawl URLs of a production origin on the served one; True if it was new."""
+        if production in self.aliases or not urltools.same_site(served, self.hosts):
+            return False
+        self.aliases[production] = served
+        return True
+
+    def link_depth(self, page_url: str, page_depth: int, link_url: str, anchor: str = "") -> int:
+        """Return a link's depth: the page's own for another page of its list, else one more."""
+        if urltools.is_pager_link(page_url, link_url, anchor):
+            return page_depth
+        return page_depth + 1
 
     def refusal(self, url: str, depth: int = 0) -> str | None:
         """Return why `url` may not be crawled ("off-site", "excluded", "depth", ...), or None."""
@@ -56,7 +81,9 @@ class Frontier:
             return "off-site"
         if urltools.excluded(url, self.excludes):
             return "excluded"
-        return urltools.is_trap(url, depth, self.site.max_depth)
+        if urltools.non_html(url):
+            return "not_html"
+        return urltools.is_trap(url, depth, self.site.max_depth) or self.shapes.refusal(url)
 
     def add(
         self,
@@ -218,6 +245,8 @@ class Frontier:
             for page_id, url, depth, fetched_at in rows:
                 if url in self.taken or url in picked:
                     continue
+                if self.shapes.unproven(url) and self._probing(url, picked):
+                    continue  # one page of a new shape first: it may be a trap or a copy
                 if self.refusal(url, depth if fetched_at is None else 0) is not None:
                     # The admin narrowed the scope since discovery: forget never-fetched URLs.
                     if fetched_at is None:
@@ -230,6 +259,11 @@ class Frontier:
             Page.objects.filter(id__in=refused, last_fetched_at__isnull=True).delete()
             self._known = {u: k for u, k in self._known.items() if k[0] not in refused}
         return picked
+
+    def _probing(self, url: str, picked: list[str]) -> bool:
+        """Tell whether a URL of the same, never fetched, shape is picked or in flight."""
+        shape = urltools.url_shape(url)
+        return any(urltools.url_shape(other) == shape for other in [*picked, *self.in_flight])
 
     def pending(self, now: datetime | None = None) -> int:
         """Count URLs still waiting in the frontier: never fetched, or due."""

@@ -9,7 +9,10 @@ killed at any point and the next run continues from the stored frontier.
 2. Keep up to CRAWLER_RUN_CONCURRENCY fetches in flight (the fetcher enforces politeness
    per host); ask the strategy for more whenever a slot is free.
 3. Each finished fetch is stored (`crawler.run.step.process`), observed by the strategy and
-   counted; counters and the heartbeat are written at most every second.
+   counted; counters and the heartbeat are written at most every second. Fetches are
+   handled in the order they were started (a fetch that finishes early waits for the ones
+   before it), so what the strategy sees, and so what it asks next, depends only on the
+   site and the random seed: the same seed gives the same run.
 4. Stop on the page budget, the strategy's stop reason, the run time cap, a host asking
    us to keep away longer than a fetch waits (429/503 Retry-After: "backoff", and the site's
    next crawl moves past the wait), or an empty frontier ("exhausted"); close the run with
@@ -34,10 +37,11 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.db.models import Q
 from django.utils import timezone
 
+from crawler import hooks
 from crawler.canonical import BadURL
 from crawler.conf import crawler_settings
 from crawler.fetch.result import FetchResult
-from crawler.models import CrawlRun, Page, Site
+from crawler.models import CrawlRun, Page, PageVersion, Site
 from crawler.run import step
 from crawler.run.claims import beat, finish_run, start_run
 from crawler.run.fetching import FetchBackend, open_backend
@@ -129,13 +133,35 @@ def render_page(page_id: int) -> int | None:
     and the address checks apply as for any fetch; the DOM goes through the same path.
     """
     page = Page.objects.select_related("site").get(id=page_id)
-    with _LoopThread() as loop:
+    shell = page.latest_version()
+    if shell is not None and shell.rendered:
+        return None  # rendered already (the task ran twice): once per change of the shell
+    served = _as_served(page, shell)
+    with LoopThread() as loop:
         backend = loop.call(open_backend(page.site))
         try:
-            fetched = loop.call(backend.render(page.url))
+            fetched = loop.call(backend.render(page.url, served=served))
         finally:
             loop.call(backend.aclose())
+    if served is not None and fetched.succeeded:
+        # The next crawl finds the same shell as served: unchanged, not stored or queued again.
+        fetched.source_hash = shell.content_hash
     return step.process(Frontier(page.site), None, page, fetched).version_id
+
+
+def _as_served(page: Page, shell: PageVersion | None) -> FetchResult | None:
+    """Return the stored shell as the answer Chromium gets, so the site is not asked again."""
+    body = shell.raw_body() if shell is not None else None
+    if shell is None or body is None or shell.status != 200:
+        return None
+    return FetchResult(
+        url=page.url,
+        final_url=page.url,
+        status=200,
+        body=body,
+        content_type=shell.content_type or "text/html",
+        charset=shell.encoding or None,
+    )
 
 
 class RunLoop:
@@ -172,16 +198,18 @@ class RunLoop:
     def execute(self, budget: int, *, backend: FetchBackend | None = None) -> str:
         """Crawl until a stop condition and return the stop reason."""
         self.frontier.seed()
-        with _LoopThread() as loop:
+        with LoopThread() as loop:
             fetcher = backend or loop.call(open_backend(self.site))
             try:
                 return self._crawl(loop, fetcher, budget)
             finally:
+                self.strategy.close()
+                self._record_learned()
                 self._beat(force=True)
                 if backend is None:
                     loop.call(fetcher.aclose())
 
-    def _crawl(self, loop: _LoopThread, fetcher: FetchBackend, budget: int) -> str:
+    def _crawl(self, loop: LoopThread, fetcher: FetchBackend, budget: int) -> str:
         deadline = time.monotonic() + self.settings.run_seconds
         for url in loop.call(fetcher.sitemaps(self.site.root_url)):
             # robots.txt may name a sitemap by a relative or broken URL; one bad line skips only itself.
@@ -192,6 +220,7 @@ class RunLoop:
                 continue
             self.frontier.add([sitemap], depth=1, role=Page.Role.SITEMAP)
         self._search_forms(loop, fetcher, budget)
+        # Started fetches in order; the oldest is handled first (see the module's step 3).
         in_flight: dict[concurrent.futures.Future[FetchResult], Page] = {}
         reason = ""
         while True:
@@ -221,14 +250,13 @@ class RunLoop:
                     reason = "exhausted"
             if not in_flight:
                 return reason
-            done, _ = concurrent.futures.wait(
-                in_flight, return_when=concurrent.futures.FIRST_COMPLETED
-            )
-            for future in done:
-                page = in_flight.pop(future)
-                self._handle(page, future.result())
+            # One result per round, the oldest: when the strategy is asked again never
+            # depends on which fetches happened to finish meanwhile.
+            oldest = next(iter(in_flight))
+            page = in_flight.pop(oldest)
+            self._handle(page, oldest.result())
 
-    def _search_forms(self, loop: _LoopThread, fetcher: FetchBackend, budget: int) -> None:
+    def _search_forms(self, loop: LoopThread, fetcher: FetchBackend, budget: int) -> None:
         """Make the registered run passes (hidden-web form search among them), in order."""
         context = RunContext(
             site=self.site,
@@ -239,6 +267,7 @@ class RunLoop:
             budget=lambda: budget - self.fetched,
             topic=self.strategy.topic,
             rng=self.strategy.rng,
+            run=self.run,
         )
         for name, run_pass in run_passes():
             try:
@@ -299,12 +328,27 @@ class RunLoop:
         if outcome.counts.get("fetched"):
             self.fetched += 1
         self.pending.update(outcome.counts)
+        # The strategy judges a page when it observes it (xCrawl's validator), so it is
+        # asked whether the page was relevant only after that.
+        self.strategy.observe(observation)
         if self.strategy.accepts(observation):
             self.pending["relevant"] += 1
-        self.strategy.observe(observation)
         if self.progress is not None:
             self.progress(self.run, observation)
         self._beat()
+
+    def _record_learned(self) -> None:
+        """Keep what the run learnt (terms, trap and copy shapes, aliases) on its record."""
+        searches = self.strategy.search_fetches() - self.run.search_fetches
+        if searches > 0:
+            self.pending["search_fetches"] += searches
+        learned = {
+            **self.strategy.learned(),
+            **self.frontier.shapes.judged(),
+            "host_aliases": dict(sorted(self.frontier.aliases.items())),
+        }
+        CrawlRun.objects.filter(id=self.run.id).update(learned=learned)
+        self.run.learned = learned
 
     def _beat(self, *, force: bool = False) -> None:
         if not force and time.monotonic() - self.last_beat < 1.0:
@@ -314,14 +358,16 @@ class RunLoop:
         self.last_beat = time.monotonic()
         if not beat(self.run, counts, now=timezone.now()):
             raise RunTakenOver(f"Run {self.run.pk} was closed by another worker.")
+        # The versions stored since the last beat go to their handlers as one batch.
+        hooks.flush()
         for name, value in counts.items():
             setattr(self.run, name, getattr(self.run, name) + value)
 
 
-class _LoopThread:
+class LoopThread:
     """An asyncio event loop running in a daemon thread, fed from the calling thread."""
 
-    def __enter__(self) -> _LoopThread:
+    def __enter__(self) -> LoopThread:
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name="crawl-io", daemon=True)
         self.thread.start()

@@ -17,7 +17,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
-from crawler.models import Page, Site
+from crawler.models import CrawlRun, Page, Site
 from crawler.run.fetching import FetchBackend
 from crawler.run.frontier import Frontier
 from crawler.topic import Topic
@@ -35,6 +35,7 @@ class RunContext:
     budget: Callable[[], int]  # pages the run may still fetch
     topic: Topic | None
     rng: random.Random
+    run: CrawlRun | None = None  # the run's row, for what a pass records per run
 
 
 RunPass = Callable[[RunContext], object]

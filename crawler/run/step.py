@@ -14,14 +14,19 @@ from datetime import datetime
 from django.db import connection, transaction
 from django.utils import timezone
 
+from crawler.canonical import BadURL, is_pager_link, origin_of, served_alias
+from crawler.extract.feeds import DiscoveryError, feed_item_texts, parse_sitemap
+from crawler.extract.hints import declared_canonical
 from crawler.extract.page import extract
+from crawler.fetch.body import content_kind
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page
+from crawler.models.hiddenweb import RunRender
 from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
 from crawler.store import pages as storage
 from crawler.store.pages import Extracted
-from crawler.strategies.base import LinkRecord, PageObservation
+from crawler.strategies.base import ANNOUNCED, LinkRecord, PageObservation
 
 logger = logging.getLogger(__name__)
 
@@ -54,8 +59,11 @@ async def fetch_page(
     fetched = await backend.fetch(url, etag=etag, last_modified=last_modified)
     if not fetched.succeeded or not is_html(fetched):
         return fetched
-    if needs_browser or (render_shells == "inline" and looks_like_script_shell(fetched.body)):
-        rendered = await backend.render(fetched.final_url)
+    inline = render_shells == "inline"
+    reason = backend.render_reason(fetched, needs_browser=needs_browser, inline=inline)
+    if reason:
+        rendered = await backend.render(fetched.final_url, served=fetched)
+        rendered.render_notes["reason"] = reason
         if rendered.succeeded:
             rendered.etag, rendered.last_modified = fetched.etag, fetched.last_modified
             rendered.source_hash = storage.content_hash(fetched.body)
@@ -138,6 +146,8 @@ def _answered(
 ) -> Outcome:
     """Store an answer: a visit when the page is unchanged, else a new version."""
     counts = {"fetched": 1, "rendered": int(result.rendered)}
+    if result.rendered and run is not None:
+        RunRender.objects.note(run, page.url, result)
     digest = storage.content_hash(result.body) if result.succeeded else ""
     # A page never fetched before has no version: no need to ask.
     latest = storage.latest_hashes(page) if page.last_fetched_at is not None else None
@@ -146,8 +156,10 @@ def _answered(
         observation = _observation(page, result, links=_stored_links(page))
         return Outcome(observation, counts | {"unchanged": 1})
     new = latest is None
+    declared = _learn_from_head(frontier, page, result)
     extracted = extract(result, frontier.canonical)
     ids = _admit_links(frontier, page, extracted, now=now)
+    counts |= _judge_shape(frontier, page, extracted, declared)
     version = storage.record_version(
         page, result, extracted, digest=digest, frontier_ids=ids, first=new, run=run, now=now
     )
@@ -158,7 +170,10 @@ def _answered(
         changed=not new,
         kind=extracted.kind or None,
         analysis=extracted.analysis,
-        links=extracted.links,
+        links=extracted.links + _discovery_links(extracted),
+        canonical=declared,
+        link_texts=_feed_texts(frontier, result, extracted),
+        body=result.body if extracted.analysis is not None else b"",
     )
     render = page.id if _left_to_render(result, render_shells) else None
     return Outcome(
@@ -169,12 +184,116 @@ def _answered(
 def _admit_links(
     frontier: Frontier, page: Page, extracted: Extracted, *, now: datetime
 ) -> dict[str, int]:
-    """Add the page's links, feeds and nested sitemaps to the frontier; return their ids."""
+    """Add the page's links, feeds and nested sitemaps to the frontier; return their ids.
+
+    Links to other pages of the same paginated list keep the page's depth (a pager is one
+    hub); every other link is one step deeper.
+    """
     depth = page.depth + 1
-    ids = frontier.add([link.url for link in extracted.links], depth=depth, now=now)
+    pagers = _pager_links(page, extracted)
+    ids = frontier.add(pagers, depth=page.depth, now=now) if pagers else {}
+    ids |= frontier.add(
+        [link.url for link in extracted.links if link.url not in ids], depth=depth, now=now
+    )
     ids |= frontier.add(extracted.feeds, depth=depth, role=Page.Role.FEED, now=now)
     ids |= frontier.add(extracted.sitemaps, depth=depth, role=Page.Role.SITEMAP, now=now)
     return ids
+
+
+def _discovery_links(extracted: Extracted) -> list[LinkRecord]:
+    """Return the feeds a page announces and a sitemap index's sitemaps, as links to observe."""
+    return [LinkRecord(url=url, area_kind=ANNOUNCED) for url in extracted.feeds] + [
+        LinkRecord(url=url, area_kind=ANNOUNCED) for url in extracted.sitemaps
+    ]
+
+
+def _pager_links(page: Page, extracted: Extracted) -> list[str]:
+    """Return the page's links to other pages of its own paginated list."""
+    rels = {}
+    for link in getattr(extracted.analysis, "links", None) or ():
+        if link.rel:
+            rels[link.url] = link.rel
+    found = []
+    for link in extracted.links:
+        if is_pager_link(page.url, link.url, link.anchor, rels.get(link.url, ())):
+            found.append(link.url)
+    return list(dict.fromkeys(found))
+
+
+def _learn_from_head(frontier: Frontier, page: Page, result: FetchResult) -> str | None:
+    """Return the URL the page declares canonical (on the served origin), learning aliases.
+
+    1. A seed declaring the same path on another origin names the site's production host:
+       its URLs (in sitemaps, feeds, absolute links) are crawled on the served origin.
+    2. A sitemap whose URLs all sit on one other origin names it too (a sitemap may list
+       only URLs of its own host).
+    """
+    kind = content_kind(result.content_type, result.body)
+    base = result.final_url or result.url
+    if kind == "sitemap":
+        _learn_from_sitemap(frontier, result.body, base)
+        return None
+    if kind != "html":
+        return None
+    raw = declared_canonical(result.body, base)
+    if raw is None:
+        return None
+    try:
+        declared = frontier.canonical(raw)
+    except BadURL:
+        return None
+    alias = served_alias(declared, page.url)
+    if alias is not None and page.role == Page.Role.SEED and frontier.learn_alias(*alias):
+        declared = frontier.canonical(raw)
+    return declared
+
+
+def _learn_from_sitemap(frontier: Frontier, body: bytes, base: str) -> None:
+    try:
+        found = parse_sitemap(body, base)
+    except DiscoveryError:
+        return
+    urls = found.urls + found.sitemaps
+    origins = {origin_of(url) for url in urls[:1000] if "://" in url}
+    here = origin_of(base)
+    if len(origins) == 1 and here not in origins:
+        frontier.learn_alias(origins.pop(), here)
+
+
+def _judge_shape(
+    frontier: Frontier, page: Page, extracted: Extracted, declared: str | None
+) -> dict[str, int]:
+    """Count the fetch as a hub or post, and as a trap or duplicate once its shape is judged."""
+    analysis = extracted.analysis
+    text = (getattr(analysis, "text", "") or getattr(analysis, "main_text", "")) or None
+    traps, duplicates = frontier.shapes.observe(
+        page.url,
+        text=text,
+        links=[link.url for link in extracted.links],
+        canonical=declared,
+        # A feed or sitemap (not analysed) lists items: never an empty generated page.
+        informative=analysis is None or extracted.kind == "information",
+    )
+    kind = "post_fetches" if extracted.kind == "information" else "hub_fetches"
+    counts = {kind: 1}
+    if traps:
+        counts["trap_fetches"] = traps
+    if duplicates:
+        counts["duplicate_fetches"] = duplicates
+    return counts
+
+
+def _feed_texts(frontier: Frontier, result: FetchResult, extracted: Extracted) -> dict[str, str]:
+    """Return the words of a feed's items per canonical item URL (empty for other pages)."""
+    if extracted.summary.get("kind") != "feed":
+        return {}
+    texts = {}
+    for url, text in feed_item_texts(result.body, result.final_url or result.url).items():
+        try:
+            texts[frontier.canonical(url)] = text
+        except BadURL:
+            continue
+    return texts
 
 
 def _left_to_render(result: FetchResult, render_shells: str) -> bool:

@@ -370,6 +370,7 @@ def _order(form: etree._Element, element: Element) -> int:
     return 0
 
 
+_PRECEDING_HEADING = "preceding::*[self::h1 or self::h2 or self::h3 or self::h4][1]"
 _SIGNAL_ATTRIBUTES = ("id", "class", "name", "role", "aria-label", "title", "action")
 
 
@@ -384,6 +385,13 @@ def _signals(node: etree._Element) -> str:
     previous = node.getprevious()
     if previous is not None and previous.tag in {"h1", "h2", "h3", "h4", "h5", "h6", "p"}:
         words.append(text_of(previous)[:200])
+    # A section's heading names the form under it ("Advanced search" above a table), unless
+    # another form comes first: that heading is the other form's.
+    heading = next(iter(node.xpath(_PRECEDING_HEADING)), None)
+    if heading is not None and heading is not previous:
+        first_form = next(iter(heading.xpath("following::form[1]")), None)
+        if first_form is node:
+            words.append(text_of(heading)[:200])
     parent = node.getparent()
     if parent is not None:
         words += [parent.get("id") or "", parent.get("class") or "", parent.get("role") or ""]

@@ -29,6 +29,8 @@ KEYWORD_ALIASES = (
     "words",
     "all words",
     "any words",
+    "phrase",
+    "exact phrase",
     "look for",
     "text",
     "term",

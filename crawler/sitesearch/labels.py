@@ -3,7 +3,9 @@
 Two sources:
 
 1. The DOM (`dom_label`): aria-labelledby, aria-label, label[for], an enclosing label,
-   placeholder, title; a radio or checkbox group is named by its fieldset's legend.
+   placeholder, title; a radio or checkbox group is named by its fieldset's legend. A widget
+   alone in a table cell takes the text of the cell to its left, else of the cell above it
+   in the same column (`cell_label`): HiWE's table layouts, read without a browser.
 2. Visual adjacency (`adjacent_labels`) on a browser layout, for forms laid out in tables
    where the text sits in another cell (HiWE section 5.1): the nearest text piece to the
    left of the widget or above it, of at most six words. `measure_forms` reads the widgets'
@@ -80,7 +82,62 @@ def dom_label(
         value = _SPACES.sub(" ", control.get(attribute) or "").strip()
         if value:
             return value, source
-    return "", ""
+    text = cell_label(control)
+    return (text, "cell") if text else ("", "")
+
+
+_CELLS = ("td", "th")
+_CONTROLS = ("input", "select", "textarea", "button")
+
+
+def cell_label(control: etree._Element) -> str:
+    """Return the label a table layout gives a widget: the text of a neighbouring cell.
+
+    1. The widget's cell must hold no text of its own and no other named widget.
+    2. The nearest cell to its left in the same row with text (at most MAX_LABEL_WORDS
+       words and no widget) labels it; failing that, the cell above it in the same column.
+    """
+    cell = next((a for a in control.iterancestors() if a.tag in _CELLS), None)
+    if cell is None or text_of(cell) or _other_widgets(cell, control):
+        return ""
+    row = cell.getparent()
+    if row is None or row.tag != "tr":
+        return ""
+    cells = [c for c in row if c.tag in _CELLS]
+    position = cells.index(cell)
+    for left in reversed(cells[:position]):
+        text = _cell_text(left)
+        if text:
+            return text
+        if _other_widgets(left, control):
+            break  # another widget's cell lies between: its label is not ours
+    above = row.getprevious()
+    while above is not None and above.tag != "tr":
+        above = above.getprevious()
+    if above is not None:
+        upper = [c for c in above if c.tag in _CELLS]
+        if position < len(upper):
+            return _cell_text(upper[position])
+    return ""
+
+
+def _cell_text(cell: etree._Element) -> str:
+    if next(cell.iter(*_CONTROLS), None) is not None:
+        return ""
+    text = text_of(cell)
+    return text if text and len(text.split()) <= MAX_LABEL_WORDS else ""
+
+
+def _other_widgets(cell: etree._Element, control: etree._Element) -> bool:
+    name = control.get("name")
+    for other in cell.iter(*_CONTROLS):
+        kind = (other.get("type") or "").lower()
+        if other is control or kind in {"hidden", "submit", "image", "button", "reset"}:
+            continue
+        if other.tag == "button" or (name and other.get("name") == name):
+            continue  # a radio group shares its name; a button labels nothing
+        return True
+    return False
 
 
 def group_label(doc: etree._Element, members: Sequence[etree._Element]) -> tuple[str, str]:

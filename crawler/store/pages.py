@@ -9,7 +9,7 @@ differs from the latest version; a changed page with informational areas is hand
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from django.db import transaction
@@ -19,8 +19,9 @@ from django.utils import timezone
 from crawler import hooks
 from crawler.conf import crawler_settings
 from crawler.fetch.result import FetchError, FetchResult
-from crawler.models import CrawlRun, Link, Page, PageVersion
-from crawler.store.revisit import change_rate, record_visit, revisit_interval
+from crawler.models import CrawlRun, Link, Page, PageVersion, Site
+from crawler.models.hiddenweb import is_result_page
+from crawler.store.revisit import change_rate, is_hub, record_visit, visit_wait
 from crawler.strategies.base import LinkRecord
 
 NEW, CHANGED, UNCHANGED, FAILED, ROBOTS = "new", "changed", "unchanged", "failed", "robots"
@@ -134,8 +135,10 @@ def record_redirect(page: Page, target_url: str, *, now: datetime | None = None)
 def record_unchanged(page: Page, fetched: FetchResult, *, now: datetime | None = None) -> None:
     """Record a visit that found the stored version still current (304 or same hash)."""
     now = now or timezone.now()
+    page.gained_links = 0
     _visited(page, fetched, changed=False, now=now)
     page.save(update_fields=_VISIT_FIELDS)
+    _watch_hub(page)
 
 
 def record_version(
@@ -155,6 +158,9 @@ def record_version(
     `first` says the page has no stored version yet.
     """
     now = now or timezone.now()
+    if extracted.kind and is_result_page(page.site_id, page.url):
+        # A site-search result page is a hub whatever text its results show: never a clip.
+        extracted = replace(extracted, kind=Page.Kind.HUB, has_information=False)
     with transaction.atomic():
         version = PageVersion(
             page=page,
@@ -173,7 +179,11 @@ def record_version(
         )
         version.set_body(fetched.body)
         version.save()
-        _visited(page, fetched, changed=not first, now=now)
+        page.kind = extracted.kind
+        page.gained_links = 0 if first else _gained_links(page, extracted.links)
+        # A hub changes, for its schedule, when it brings links it did not have before.
+        changed = not first and (page.gained_links > 0 if is_hub(page) else True)
+        _visited(page, fetched, changed=changed, now=now)
         page.kind = extracted.kind
         page.title = extracted.title[:500]
         page.last_changed_at = now
@@ -184,6 +194,7 @@ def record_version(
         _replace_links(page, extracted.links, frontier_ids, first=first)
         if not first:
             _prune_bodies(page)
+        _watch_hub(page)
         if extracted.has_information:
             hooks.hand_on(version.id)
     return version
@@ -201,6 +212,7 @@ _VISIT_FIELDS = [
     "fetch_count",
     "revisit_history",
     "change_rate",
+    "gained_links",
 ]
 
 
@@ -212,12 +224,7 @@ def _visited(page: Page, fetched: FetchResult, *, changed: bool, now: datetime) 
         page.revisit_history = record_visit(page.revisit_history, elapsed, changed)
     rate = change_rate(page.revisit_history)
     page.change_rate = None if rate is None else rate * 86400
-    page.next_visit_at = now + revisit_interval(
-        page.revisit_history,
-        site.min_page_revisit,
-        site.max_page_revisit,
-        default=site.revisit_interval,
-    )
+    page.next_visit_at = now + visit_wait(page, site)
     page.last_fetched_at = now
     page.status = fetched.status
     page.error = ""
@@ -229,6 +236,21 @@ def _visited(page: Page, fetched: FetchResult, *, changed: bool, now: datetime) 
         page.content_type = fetched.content_type[:200]
     elif fetched.etag:
         page.etag = fetched.etag[:500]
+
+
+def _gained_links(page: Page, links: list[LinkRecord]) -> int:
+    """Count the link targets the page's stored links did not have."""
+    before = set(Link.objects.filter(from_page=page).values_list("target_url", flat=True))
+    return len({link.url for link in links} - before)
+
+
+def _watch_hub(page: Page) -> None:
+    """Bring the site's next watch forward to this hub's next visit, if that is sooner."""
+    if page.next_visit_at is None or not is_hub(page):
+        return
+    Site.objects.filter(id=page.site_id).filter(
+        Q(next_watch_at__isnull=True) | Q(next_watch_at__gt=page.next_visit_at)
+    ).update(next_watch_at=page.next_visit_at)
 
 
 def _replace_links(

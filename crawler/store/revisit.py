@@ -12,6 +12,14 @@ naive rate (changes / time) underestimates. "Estimating Frequency of Change" giv
 The next visit comes after 1 / rate, bounded by the site's minimum and maximum. A page never
 seen changing is waited for as long as it has been watched (so the wait doubles), because
 both estimators say "rate 0" from a few quiet visits and would jump straight to the maximum.
+
+Where news appears, the crawler looks often; elsewhere rarely (`visit_wait`):
+
+- feeds and sitemaps are asked on the site's own poll interval, with conditional requests;
+- hubs (seeds, analyzer hubs) count a visit as a change only when it brought links the hub
+  did not have before, and come back between the site's hub minimum and its maximum;
+- articles and other pages count any new content, between the page minimum and maximum,
+  starting from the site's crawl interval.
 """
 
 from __future__ import annotations
@@ -19,8 +27,12 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from scipy.optimize import brentq
+
+if TYPE_CHECKING:
+    from crawler.models import Page, Site
 
 # How many recent visits a page keeps for the estimate: old behaviour stops counting.
 HISTORY_LENGTH = 50
@@ -95,3 +107,36 @@ def revisit_interval(
 
 def _clamp(value: timedelta, minimum: timedelta, maximum: timedelta) -> timedelta:
     return max(minimum, min(maximum, value))
+
+
+def is_polled(page: Page) -> bool:
+    """Tell whether a page is a feed or sitemap, asked on the site's poll interval."""
+    from crawler.models import Page
+
+    return page.role in {Page.Role.FEED, Page.Role.SITEMAP}
+
+
+def is_hub(page: Page) -> bool:
+    """Tell whether a page is a hub whose changes are the links it gains (feeds included)."""
+    from crawler.models import Page
+
+    return page.role != Page.Role.PAGE or page.kind == Page.Kind.HUB
+
+
+def visit_wait(page: Page, site: Site) -> timedelta:
+    """Return how long to wait before the page's next visit, by what kind of page it is."""
+    if is_polled(page):
+        return site.feed_poll_interval
+    if is_hub(page):
+        return revisit_interval(
+            page.revisit_history,
+            site.min_hub_revisit,
+            max(site.min_hub_revisit, site.max_page_revisit),
+            default=site.min_hub_revisit,
+        )
+    return revisit_interval(
+        page.revisit_history,
+        site.min_page_revisit,
+        site.max_page_revisit,
+        default=site.revisit_interval,
+    )

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 # Page kinds as the analyzer names them; None when the page was not analysed (error, not HTML).
 INFORMATION = "information"
 HUB = "hub"
+# The area kind of a link to a feed or nested sitemap a page announces (not a link in its body).
+ANNOUNCED = "announced"
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,12 @@ class PageObservation:
     analysis: Any = None  # analyzer.PageAnalysis | None (crawler stays importable without it)
     links: list[LinkRecord] = field(default_factory=list)
     error: FetchError | None = None  # why the fetch failed or was skipped (robots, timeout...)
+    # The URL the page's rel=canonical names (canonical, on the served origin), None if none.
+    canonical: str | None = None
+    # Words a hub gives about its links beyond their anchors: a feed's item titles and
+    # summaries, per item URL.
+    link_texts: dict[str, str] = field(default_factory=dict)
+    body: bytes = b""  # the HTML as fetched, for strategies that read a hub's list items
 
     @property
     def ok(self) -> bool:
@@ -110,6 +118,18 @@ class Strategy(ABC):
     def stop_reason(self) -> str | None:
         """Return why the run should stop now (e.g. "no-new-hubs"), or None to go on."""
         return None
+
+    def close(self) -> None:
+        """Write what the strategy keeps in memory; the loop calls it once the run ends."""
+        return None
+
+    def search_fetches(self) -> int:
+        """Return how many fetches of this run were pages of the site's search."""
+        return 0
+
+    def learned(self) -> dict[str, object]:
+        """Return what the strategy learnt in this run (e.g. topic terms), for the run record."""
+        return {}
 
 
 _REGISTRY: dict[str, type[Strategy]] = {}

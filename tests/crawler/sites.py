@@ -113,6 +113,8 @@ def site_form(**overrides: str) -> dict[str, str]:
         "page_budget": "100",
         "max_depth": "5",
         "revisit_interval": "01:00:00",
+        "feed_poll_interval": "00:02:00",
+        "min_hub_revisit": "00:05:00",
         "min_page_revisit": "00:10:00",
         "max_page_revisit": "7 00:00:00",
         "crawl_delay": "0.5",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.models import Page, PageVersion
+from crawler.models.hiddenweb import RunRender
 from crawler.run.loop import crawl, render_page
 from crawler.tasks import crawl_site
 from tests.crawler.servers import SiteServer
@@ -58,9 +59,19 @@ def test_a_javascript_built_menu_is_crawled_when_the_site_needs_a_browser():
         Page.objects.filter(site=site, versions__isnull=False).values_list("url", flat=True)
     )
     assert {server.url("/js/one"), server.url("/js/two")} <= crawled
-    assert run.rendered >= 3
+    # Only the page whose menu is built by its script needs the browser, once.
+    assert run.rendered == 1
     home = Page.objects.get(site=site, url=server.url("/")).latest_version()
     assert home.rendered and b'href="/js/one"' in home.raw_body()
+    article_version = Page.objects.get(site=site, url=server.url("/js/one")).latest_version()
+    assert not article_version.rendered
+    assert [r.path for r in server.requests].count("/") == 1  # the home page asked for once
+    (render,) = RunRender.objects.filter(run=run)
+    assert (render.url, render.reason, render.document_requests) == (
+        server.url("/"),
+        "script shell",  # a few words and a script: the page is what its script builds
+        0,
+    )
 
 
 def test_without_a_browser_the_javascript_menu_stays_unseen():
@@ -99,9 +110,19 @@ def test_a_script_shell_found_by_a_crawl_worker_is_rendered_on_the_render_queue(
         page = Page.objects.get(site=site, url=server.url("/"))
         assert published == [("crawler.tasks.render_page", "render")]
         assert not page.latest_version().rendered
+        shell = page.latest_version()
         version_id = render_page(page.id)
-    rendered = PageVersion.objects.get(id=version_id)
-    assert rendered.rendered and b"Built by script" in rendered.raw_body()
+        assert render_page(page.id) is None  # the task ran twice: rendered once
+        # The render worker gave Chromium the stored shell: the site was asked once.
+        assert [r.path for r in server.requests].count("/") == 1
+        rendered = PageVersion.objects.get(id=version_id)
+        assert rendered.rendered and b"Built by script" in rendered.raw_body()
+        assert rendered.source_hash == shell.content_hash
+        # The next crawl finds the same shell: unchanged, neither stored nor rendered again.
+        Page.objects.filter(id=page.id).update(next_visit_at=rendered.fetched_at)
+        with Published() as again, django_capture_on_commit_callbacks(execute=True):
+            crawl_site(site.id)
+    assert again == []
     assert page.versions.count() == 2
 
 

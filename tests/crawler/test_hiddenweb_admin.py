@@ -117,3 +117,28 @@ def test_the_table_lists_rows_of_every_source_and_filters_by_source(staff_client
     row = LabelValueSet.objects.get(source=LabelValueSet.Source.USERS)
     detail = staff_client.get(reverse("admin:crawler_labelvalueset_change", args=[row.pk]))
     assert "vaccine" in detail.content.decode()
+
+
+def test_admins_read_the_searches_and_renders_of_a_run_and_cannot_change_them(staff_client):
+    from crawler.models import CrawlRun
+    from crawler.models.hiddenweb import RunRender, RunSearch
+
+    site = Site.objects.create(name="Times", root_url="https://times.example/")
+    run = CrawlRun.objects.create(site=site)
+    search = RunSearch.objects.create(
+        site=site, run=run, query='"rail strike"', keyword="rail strike", variant="quoted",
+        had_results=True, pages=3, results=11, new_articles=7, stopped="no new results",
+    )  # fmt: skip
+    render = RunRender.objects.create(
+        site=site, run=run, url="https://times.example/live/", reason="load more", expanded=3
+    )
+    listing = staff_client.get(reverse("admin:crawler_runsearch_changelist"))
+    assert listing.status_code == 200
+    assert b"&quot;rail strike&quot;" in listing.content and b"no new results" in listing.content
+    renders = staff_client.get(reverse("admin:crawler_runrender_changelist"))
+    assert b"load more" in renders.content
+    change = reverse("admin:crawler_runsearch_change", args=[search.id])
+    staff_client.post(change, {"query": "edited"})
+    assert RunSearch.objects.get(id=search.id).query == '"rail strike"'
+    assert staff_client.get(reverse("admin:crawler_runrender_add")).status_code == 403
+    assert RunRender.objects.get(id=render.id).reason == "load more"

@@ -75,18 +75,32 @@ def test_a_form_with_fewer_than_alpha_elements_is_not_submitted():
     assert "fewer than 2" in plan.reason
 
 
-def test_every_text_box_must_match_an_lvs_label():
+def test_a_box_no_lvs_label_matches_stays_empty_unless_it_is_required():
     html = (
         '<form action="/search"><label for="k">Keywords</label><input id="k" name="k">'
         '<label for="a">Author</label><input id="a" name="a"></form>'
     )
     plan = plan_form(form_of(html), [KEYWORDS], threshold=0.8, alpha=1)
-    assert not plan.submittable
-    assert "Author" in plan.reason
+    assert plan.submittable
+    assert best_assignments(plan, FUZZY, 1)[0].values == (("k", "election"), ("a", ""))
     authors = LabelValues("Author", (("Ada Lovelace", 0.9),), source=ADMIN)
     plan = plan_form(form_of(html), [KEYWORDS, authors], threshold=0.8, alpha=1)
     assert plan.submittable
     assert best_assignments(plan, FUZZY, 1)[0].values == (("k", "election"), ("a", "Ada Lovelace"))
+    required = html.replace('name="a">', 'name="a" required>')
+    plan = plan_form(form_of(required), [KEYWORDS], threshold=0.8, alpha=1)
+    assert not plan.submittable
+    assert "Author" in plan.reason
+
+
+def test_a_form_whose_boxes_all_match_nothing_is_not_filled():
+    html = (
+        '<form action="/find"><label for="a">Author</label><input id="a" name="a">'
+        '<label for="y">Year</label><input id="y" name="y"></form>'
+    )
+    plan = plan_form(form_of(html), [KEYWORDS], threshold=0.8, alpha=1)
+    assert not plan.submittable
+    assert "Author" in plan.reason
 
 
 def test_finite_elements_keep_their_default_unless_an_admin_row_names_values():

@@ -78,9 +78,18 @@ def test_chromium_lays_out_a_table_form_and_finds_its_labels():
     assert layouts[0] == {"w": "Words", "sec": "Section", "by": "Author"}
     assert layouts[1] == {"q": "Search"}  # the label text sits left of its box too
     forms = analyze_forms(TABLE_FORM, "http://news.example/")
-    assert [e.label for e in forms[0].elements] == ["", "", ""]  # the DOM alone sees nothing
-    labelled = forms[0].with_labels(layouts[0])
-    assert [e.label for e in labelled.elements] == ["Words", "Section", "Author"]
+    # The DOM reads the same labels from the neighbouring cells, without a browser.
+    assert [(e.label, e.label_source) for e in forms[0].elements] == [
+        ("Words", "cell"),
+        ("Section", "cell"),
+        ("Author", "cell"),
+    ]
+    bare = forms[0].with_labels({})
+    assert [e.label for e in bare.with_labels(layouts[0]).elements] == [
+        "Words",
+        "Section",
+        "Author",
+    ]
 
 
 def test_form_work_uses_the_configured_chromium(settings):
@@ -91,3 +100,41 @@ def test_form_work_uses_the_configured_chromium(settings):
 
     with pytest.raises(BrowserError, match="Chromium at /nonexistent/chromium did not start"):
         asyncio.run(measure())
+
+
+# --- Table layouts read from the DOM ---------------------------------------------------------
+
+ADVANCED_TABLE = """<h2>Advanced search</h2>
+<form action="/archive/results" method="post"><table>
+<tr><td>All of these words</td><td><input name="f1"></td></tr>
+<tr><th>Section</th><td><select name="f3"><option value="all">Any</option></select></td></tr>
+<tr><td>From year</td><td>To year</td></tr>
+<tr><td><input name="y1"></td><td><input name="y2"></td></tr>
+<tr><td></td><td><input type="submit" value="Go"></td></tr>
+</table></form>"""
+
+
+def test_a_widget_in_a_table_cell_is_labelled_by_the_cell_to_its_left_or_above():
+    (form,) = analyze_forms(ADVANCED_TABLE, "http://news.example/archive/advanced")
+    labels = {e.name: (e.label, e.label_source) for e in form.elements}
+    assert labels == {
+        "f1": ("All of these words", "cell"),
+        "f3": ("Section", "cell"),
+        "y1": ("From year", "cell"),
+        "y2": ("To year", "cell"),
+    }
+
+
+def test_a_cell_with_another_widget_or_long_text_labels_nothing():
+    html = """<form action="/s"><table>
+<tr><td>This sentence is far too long to be the label of any widget</td><td><input name="a"></td></tr>
+<tr><td><input name="b"></td><td><input name="c"></td></tr></table></form>"""
+    (form,) = analyze_forms(html, "http://news.example/")
+    assert {e.name: e.label for e in form.elements} == {"a": "", "b": "", "c": ""}
+
+
+def test_a_dom_label_beats_the_neighbouring_cell():
+    html = """<form action="/s"><table><tr><td>Cell text</td>
+<td><label for="k">Keywords</label><input id="k" name="k"></td></tr></table></form>"""
+    (form,) = analyze_forms(html, "http://news.example/")
+    assert (form.elements[0].label, form.elements[0].label_source) == ("Keywords", "label")

@@ -88,8 +88,7 @@ def test_a_run_never_sends_anything_to_a_state_changing_form():
             "/reply", "/contact", "/subscribe", "/list", "/cart/checkout", "/files", "/preferences",
         }  # fmt: skip
         assert [r for r in web.requests if r.path in stateful_paths] == []
-        assert web.posts("/search/advanced") == 0
-        assert report.submissions > 0  # the search form itself was used
+        assert report.submissions > 0  # the search forms themselves were used
         refused = dict(
             SiteSearch.objects.filter(status=SiteSearch.Status.REFUSED).values_list(
                 "action", "reason"

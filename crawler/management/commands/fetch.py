@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from crawler.canonical import canonicalize
 from crawler.extract.page import extract
-from crawler.fetch.policy import site_origins, url_origin
+from crawler.fetch.policy import url_origin
 from crawler.fetch.result import FetchResult
+from crawler.fetch.sync import run_sync
 from crawler.models import Site
 from crawler.run.fetching import FetchBackend, is_html
 
@@ -37,7 +36,7 @@ class Command(BaseCommand):
     def handle(self, *args: object, **options: object) -> None:
         url = str(options["url"])
         site = self._site(url, options["site"])
-        fetched = asyncio.run(_fetch(site, url, render=bool(options["render"])))
+        fetched = run_sync(_fetch(site, url, render=bool(options["render"])))
         self.stdout.write(f"URL:          {url}")
         if fetched.redirected:
             self.stdout.write(f"Final URL:    {fetched.final_url}")
@@ -81,26 +80,13 @@ class Command(BaseCommand):
         origin = url_origin(url)
         if origin is None:
             raise CommandError(f"{url!r} is not an http(s) URL.")
-        matches = [site for site in Site.objects.all() if origin in _origins(site)]
+        matches = Site.objects.at_origin(origin)
         if len(matches) > 1:
             names = ", ".join(f"{site.pk} {site.name}" for site in matches)
             raise CommandError(
                 f"{origin} belongs to several sites ({names}); choose one with --site."
             )
         return matches[0] if matches else Site(name="(none)", root_url=url)
-
-
-def _origins(site: Site) -> set[str]:
-    """Return the origins a site crawls: root URL, seeds, and allowed hosts on its scheme."""
-    origins = set(site_origins(site))
-    scheme = urlsplit(site.root_url).scheme
-    for entry in site.allowed_hosts.splitlines():
-        entry = entry.strip()
-        if entry and not entry.startswith(("*", ".")):
-            origin = url_origin(f"{scheme}://{entry}/")
-            if origin:
-                origins.add(origin)
-    return origins
 
 
 async def _fetch(site: Site, url: str, *, render: bool) -> FetchResult:

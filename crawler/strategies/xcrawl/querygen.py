@@ -11,6 +11,11 @@
 
 `QueryPlanner` holds that state so a caller can run the queries one at a time (a crawl run
 fetching search pages through its own loop, or a synchronous search provider).
+
+A site's own search box is given words people write, never stems: a topic's tokens take the
+users' keywords as written (`topic_tokens`), and `KeywordForms` hands out what to type for
+each keyword (a phrase quoted, then unquoted where the site ignores quotes; inflections and
+synonyms where the site does not stem), learning from the answers what the search does.
 """
 
 from __future__ import annotations
@@ -104,23 +109,49 @@ def keyword_tokens(words: Iterable[str], language: str = "en") -> list[Token]:
 def topic_tokens(topic: Topic, samples: Sequence[str], *, limit: int = 50) -> list[Token]:
     """Return the tokens of a topic: its terms (weight 1) then the samples' TF-IDF tokens.
 
-    A topic holds stems; the samples give them their written form when one occurs there.
+    A topic holds stems; a term takes the written form of the user's keyword it came from
+    (`Topic.queries`), else of the samples, else stays a stem. A multi-word keyword becomes
+    one token written as the user wrote it, so it is searched as a phrase.
     """
     sampled = get_tokens(samples, topic.language, limit=limit)
     by_stem = {token.stem: token for token in sampled}
-    tokens = [replace(by_stem.get(stem, Token(stem, stem)), tfidf=1.0) for stem in topic.terms]
+    written = written_forms(topic.queries, topic.language)
+    tokens = [
+        Token(written[stem], stem)
+        if stem in written
+        else replace(by_stem.get(stem, Token(stem, stem)), tfidf=1.0)
+        for stem in topic.terms
+    ]
     known = {token.stem for token in tokens}
+    for query in topic.queries:
+        words = tokenize(query)
+        stem = " ".join(stems(words, topic.language))
+        if len(words) > 1 and stem not in known:
+            known.add(stem)
+            tokens.append(Token(" ".join(words), stem))
     tokens += [token for token in sampled if token.stem not in known]
     return tokens[: max(limit, len(topic.terms))]
+
+
+def written_forms(queries: Iterable[str], language: str = "en") -> dict[str, str]:
+    """Return stem -> the users' single-word keyword written with it (lower case)."""
+    found: dict[str, str] = {}
+    for query in queries:
+        words = tokenize(query)
+        if len(words) == 1:
+            found.setdefault(stems(words, language)[0], words[0])
+    return found
 
 
 def topic_with_tokens(topic: Topic, tokens: Iterable[Token]) -> Topic:
     """Return the topic with the tokens' stems added (a topic term keeps its own weight)."""
     terms = dict(topic.terms)
     for token in tokens:
+        if " " in token.stem:
+            continue  # a phrase: the topic keeps it among its phrases
         if token.stem not in terms and token.tfidf > 0:
             terms[token.stem] = token.tfidf
-    return Topic(terms=terms, language=topic.language, phrases=topic.phrases)
+    return Topic(terms=terms, language=topic.language, phrases=topic.phrases, queries=topic.queries)
 
 
 def search_weights(hits: dict[str, int]) -> dict[str, float]:
@@ -237,3 +268,158 @@ class QueryPlanner:
     def order(self) -> list[str]:
         """Return the tokens in query order: middle of the ranked list outwards."""
         return middle_out([token.text for token in self.ranked()])
+
+
+# --- What to type into a site's search box -----------------------------------------------------
+
+TYPED = "typed"  # the keyword as the user wrote it (a single word, or a phrase unquoted)
+QUOTED = "quoted"  # a phrase in double quotes
+INFLECTED = "inflected"  # another grammatical form of the keyword's (last) word
+SYNONYM = "synonym"  # a WordNet synonym of the keyword
+
+# Extra forms per keyword, sent only once every keyword has been searched as written.
+EXTRA_INFLECTIONS = 2
+EXTRA_SYNONYMS = 2
+
+
+@dataclass(frozen=True)
+class KeywordForm:
+    """One text to type into a search box: for which keyword, and how it was made."""
+
+    text: str
+    keyword: str
+    form: str  # TYPED, QUOTED, INFLECTED or SYNONYM
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        """Return the words the results should hold (quotes left out)."""
+        return tuple(tokenize(self.text))
+
+
+@dataclass
+class SearchStyle:
+    """What a site's search does, learnt from its first answers (None: not known yet).
+
+    - quotes: a quoted phrase finds results the site has (False when a quoted phrase found
+      nothing while its words unquoted did: the site reads the quotes as characters);
+    - stems: an inflected form finds what the keyword found (True: the site stems or
+      matches word forms itself, and inflected queries would only repeat results).
+    """
+
+    quotes: bool | None = None
+    stems: bool | None = None
+
+    def describe(self) -> str:
+        """Return the style in words for logs and admins."""
+
+        def say(value: bool | None, yes: str, no: str) -> str:
+            return "?" if value is None else (yes if value else no)
+
+        return (
+            f"quotes {say(self.quotes, 'work', 'ignored')}, stemming {say(self.stems, 'yes', 'no')}"
+        )
+
+
+class KeywordForms:
+    """Hand out what to type for each user's keyword and learn what the site's search does.
+
+    1. `first(keyword)`: a word as written; a phrase quoted, unless the site is known to
+       read quotes as characters, then unquoted.
+    2. `after_quoted(keyword, had_results)`: when a quoted phrase found nothing and the site's
+       quote support is unknown, the unquoted phrase is tried next; `learn_quotes` records
+       what that pair taught.
+    3. `extras(keyword)`: inflected forms (unless the site stems) and synonyms, for when every
+       keyword was searched and the form's budget allows more.
+    """
+
+    def __init__(self, language: str = "en", style: SearchStyle | None = None) -> None:
+        self.language = language
+        self.style = style or SearchStyle()
+
+    def first(self, keyword: str) -> KeywordForm:
+        """Return the first text to type for `keyword`."""
+        words = tokenize(keyword)
+        if len(words) > 1 and self.style.quotes is not False:
+            return KeywordForm(f'"{" ".join(keyword.split())}"', keyword, QUOTED)
+        return KeywordForm(" ".join(keyword.split()), keyword, TYPED)
+
+    def after_quoted(self, keyword: str, had_results: bool) -> KeywordForm | None:
+        """Return the unquoted phrase to try after its quoted form, or None."""
+        if had_results:
+            if self.style.quotes is None:
+                self.style.quotes = True
+            return None
+        return KeywordForm(" ".join(keyword.split()), keyword, TYPED)
+
+    def learn_quotes(self, quoted_found: bool, unquoted_found: bool) -> None:
+        """Record what a phrase searched quoted, then unquoted, says about quotes."""
+        if unquoted_found and not quoted_found and self.style.quotes is None:
+            self.style.quotes = False
+
+    def learn_stems(self, keyword_results: set[str], inflected_results: set[str]) -> None:
+        """Record whether an inflected form found exactly what its keyword found."""
+        if self.style.stems is not None or not keyword_results:
+            return
+        self.style.stems = inflected_results == keyword_results
+
+    def extras(self, keyword: str) -> list[KeywordForm]:
+        """Return the inflected and synonym forms of `keyword` worth searching, best first."""
+        words = tokenize(keyword)
+        if not words:
+            return []
+        quoted = len(words) > 1 and self.style.quotes is True
+        found: list[KeywordForm] = []
+        seen = {" ".join(words)}
+        if self.style.stems is not True and self.language == "en":
+            own = stems([words[-1]], self.language)[0]
+            for form in _variants(words[-1]):
+                text = " ".join([*words[:-1], form])
+                # Same stem: "subsidy" for "subsidies", never "struck" for "strike"; in a
+                # phrase only the noun's number changes ("wind farms", not "wind farmed").
+                same = stems([form], self.language)[0] == own
+                if (
+                    text not in seen
+                    and same
+                    and (len(words) == 1 or _other_number(form, words[-1]))
+                ):
+                    seen.add(text)
+                    found.append(KeywordForm(_quote(text, quoted), keyword, INFLECTED))
+            found = found[:EXTRA_INFLECTIONS]
+        synonyms_found = 0
+        for synonym in _synonyms(" ".join(words), self.language):
+            text = " ".join(tokenize(synonym))
+            if text and text not in seen and synonyms_found < EXTRA_SYNONYMS:
+                seen.add(text)
+                synonyms_found += 1
+                found.append(KeywordForm(_quote(text, " " in text and quoted), keyword, SYNONYM))
+        return found
+
+
+def _other_number(form: str, word: str) -> bool:
+    """Tell whether `form` is `word` in the other grammatical number ("farm", "farms")."""
+    singular, plural = (form, word) if len(form) < len(word) else (word, form)
+    return plural in {f"{singular}s", f"{singular}es"} or (
+        singular.endswith("y") and plural == f"{singular[:-1]}ies"
+    )
+
+
+def _quote(text: str, quoted: bool) -> str:
+    return f'"{text}"' if quoted else text
+
+
+def _variants(word: str) -> tuple[str, ...]:
+    from analyzer.text.wordnet import variants
+
+    try:
+        return variants(word)
+    except LookupError:  # WordNet's data is not installed: the word alone
+        return (word,)
+
+
+def _synonyms(phrase: str, language: str) -> list[str]:
+    from analyzer.text import TextDataMissing, synonyms
+
+    try:
+        return synonyms(phrase, language)
+    except (TextDataMissing, LookupError):
+        return []

@@ -1,56 +1,87 @@
-"""The xCrawl strategy: a focused walk over the site's web graph towards hubs of authorities.
+"""The xCrawl strategy: a focused crawl over the site's web graph towards hubs of authorities.
 
 Per run (the paper's per-site loop, on the stored graph of earlier runs):
 
-1. Topic: the site's keywords (crawler.topic) plus the TF-IDF tokens of its sample
-   documents; the validator (`crawler.strategies.xcrawl.validator`) accepts authorities.
+1. Topic: the site's keywords (crawler.topic) with their synonyms, plus the TF-IDF tokens of
+   its sample documents, plus the terms learnt in the run from the authorities found
+   (`evidence.LearnedTerms`); the validator (`crawler.strategies.xcrawl.validator`) accepts
+   authorities.
 2. Known hubs and seeds due for a revisit are fetched first (new links appear there).
 3. GetAuthorities: when the site has a search (admin template, or a GET search form found on
    a seed), generated queries are searched there and their first results validated.
-4. The walk: start at a random known authority (or a seed), follow the heaviest link to a
-   page not fetched yet, validate it, restart with probability p; at each restart FindHubs
-   (HITS, authorities fixed) and, for every new hub, DownloadAllAuthorities: every link in
-   the DOM subtree that holds its links to authorities. The walk ends when
-   `max_iterations` restarts in a row found no new hub; a last DownloadAllAuthorities pass
-   over every hub follows ("no-new-hubs").
+4. Hubs before posts: every unfetched page is valued (`priority.Priorities`) by the
+   topical evidence of the links to it on the hubs read so far (anchor, item block, URL
+   words, feed items) or, for a page of a paginated list or a hub, by the topical yield
+   expected of it; the best is fetched next. A post is fetched when its evidence beats the
+   next hub's expected yield.
+5. Restarts (probability p per fetch, the paper's restartProbability): FindHubs (HITS,
+   authorities fixed), node weights (HITS, PageRank or topic-sensitive PageRank) that break
+   ties between equal evidence, and DownloadAllAuthorities for every new hub: the links in
+   the DOM subtree that holds its links to authorities gain evidence from the subtree's
+   share of authorities.
 
-Deviation from the paper, on purpose: DownloadAllAuthorities runs as soon as a hub is found
-("eager", XCRAWL_DOWNLOAD_ALL), not only after the walk, because runs here are capped by a
-page budget that the walk alone would spend. "end" restores the paper's order.
+Deviation from the paper, on purpose: the paper walks from the current page along its best
+link; here the best link of the whole known graph is taken (a walk that restarts anywhere
+at no cost), because a run is capped by a page budget and a walk spends fetches on pages
+it only passes through. DownloadAllAuthorities raises evidence instead of queueing every
+link, so the budget goes to the subtree's topical items first.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import ClassVar
 
+import numpy as np
 from django.db.models import Q
 from django.utils import timezone
 
 from analyzer.text import stems, tokenize
+from crawler.canonical import is_pager_link, pager_key, pager_url, url_shape
 from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.models import Link, Page
 from crawler.models.sitesearch import SiteSearch
 from crawler.models.xcrawl import PageVerdict
 from crawler.sitesearch.template import is_search_url
-from crawler.strategies.base import PageObservation, Strategy, register
+from crawler.strategies.base import ANNOUNCED, PageObservation, Strategy, register
 from crawler.strategies.xcrawl.authorities import GetAuthorities
+from crawler.strategies.xcrawl.evidence import (
+    Evidence,
+    LearnedTerms,
+    dom_item_texts,
+    item_texts,
+)
 from crawler.strategies.xcrawl.graph import WebGraph
+from crawler.strategies.xcrawl.priority import TOPICAL, Candidate, ListRecord, Priorities
 from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens, topic_with_tokens
 from crawler.strategies.xcrawl.samples import sample_texts
-from crawler.strategies.xcrawl.validator import Verdict, required_score, topic_affinity, validate
+from crawler.strategies.xcrawl.validator import (
+    Verdict,
+    informational_stems,
+    required_score,
+    topic_affinity,
+    validate,
+)
 from crawler.strategies.xcrawl.walk import (
     PageLink,
     Walk,
     authority_subtrees,
-    best_unvisited,
     links_in_subtrees,
 )
 from crawler.strategies.xcrawl.weights import GraphWeights, Variant
 
 logger = logging.getLogger(__name__)
+
+# The most DownloadAllAuthorities adds to a link's evidence: below the value of an unread
+# list page, so a list that only holds some authorities never outbids reading on.
+HARVEST_SHARE = 0.15
+MAX_LIST_PAGES = 1000
+VERDICTS_PER_WRITE = 25  # verdicts written together (a commit per page costs a disk sync)
+PENDING_KEPT = 32  # hand-outs not observed yet that still hold back weaker candidates  # pages of one numbered list made candidates at most
 
 
 @dataclass
@@ -64,6 +95,7 @@ class XcrawlStats:
     downloads: int = 0
     searches: int = 0
     probes: int = 0
+    learned_updates: int = 0
 
 
 @register
@@ -82,6 +114,7 @@ class XCrawl(Strategy):
         self._build_graph(rng)
         self._start_bookkeeping()
         self._seeds = [frontier.canonical(url) for url in site.seeds()]
+        self._start_evidence()
         if self.focused:
             self._load_graph()
             self._start_search(self._stored_template())
@@ -94,6 +127,25 @@ class XCrawl(Strategy):
         self.focused = self.topic is not None and not self.topic.is_empty()
         if not self.focused:
             logger.warning("Site %s has no topic: xCrawl crawls it breadth-first.", site)
+
+    def _start_evidence(self) -> None:
+        """Start the link evidence, the learnt terms and the candidates' values."""
+        self.priorities = Priorities()
+        self._weights = np.zeros(0)
+        if not self.focused:
+            return
+        needed = required_score(self.topic, self.config.validator_min_score)
+        self.evidence = Evidence(self.topic, needed)
+        self.learner = LearnedTerms(
+            self.topic.language, [*self.topic.terms, *self.evidence.synonyms]
+        )
+        self._accepted_seen = 0
+
+        @lru_cache(maxsize=20_000)
+        def canonical(url: str, _aliases: int) -> str:
+            return self.frontier.canonical(url)
+
+        self._canonical = lambda url: canonical(url, len(self.frontier.aliases))
 
     def _build_graph(self, rng) -> None:
         """Make the web graph, its weights and the walk over it."""
@@ -120,53 +172,89 @@ class XCrawl(Strategy):
         self.verdicts: dict[int, bool] = {}  # stored verdicts of pages fetched before
         self.blocked: set[int] = set()  # nodes handed out in this run
         self.revisits: deque[int] = deque()
-        self.downloads: deque[int] = deque()
         self.harvested: set[int] = set()  # hubs whose subtree was queued
-        self.walk_pending: int | None = None
         self.no_new_hubs = 0
-        self.walk_done = False
-        self.final_pass = False
         self.search: GetAuthorities | None = None
         self.search_template: str | None = None  # the site's search, known or detected
         self._searches: set[int] = set()  # nodes that are pages of that search
         self._scanned = 0  # graph nodes checked for being search pages
         self.search_checked = False
-        self._last_was_walk = False
-        self._observed_since_walk = 0
+        self._adopted = False  # the frontier's unfetched pages became candidates
+        self._pending: dict[int, float] = {}  # handed out, not observed: node -> value
+        self._unsaved: dict[int, PageVerdict] = {}  # page id -> verdict not written yet
 
     # --- The seam ------------------------------------------------------------------------
 
     def next_urls(self, limit: int) -> list[str]:
         if not self.focused:
             return self.frontier.next_batch(limit)
+        if not self._adopted:
+            self._adopt_frontier()
         picked: list[int] = []
-        self._unstick_walk()
         self._pick(picked, self.revisits, limit)
         if self.search is not None and len(picked) < limit:
             url = self.search.next_search(self._admit)
             if url is not None:
                 picked.append(self.graph.node(url))
-        # Walk steps and DownloadAllAuthorities take turns when only one URL is asked for.
-        offers = [self._offer_walk, self._offer_downloads]
-        if self._last_was_walk:
-            offers.reverse()
-        for offer in offers:
-            if len(picked) < limit:
-                offer(picked, limit)
-        self.blocked.update(picked)
-        if not picked:
-            logger.debug(
-                "nothing to offer: pending %s, walk done %s, restarts without hub %d, open %d",
-                self.walk_pending and self.graph.urls[self.walk_pending],
-                self.walk_done,
-                self.no_new_hubs,
-                int((~self.graph.visited()).sum()) - len(self.blocked),
+        if len(picked) < limit:
+            # A URL the loop dropped is never observed: only recent hand-outs count.
+            for node in [n for n in self._pending if self.graph.is_visited(n)]:
+                del self._pending[node]
+            while len(self._pending) > PENDING_KEPT:
+                del self._pending[next(iter(self._pending))]
+            pending = list(self._pending.values())
+            chosen = self.priorities.best(
+                limit - len(picked),
+                self._weights,
+                lambda n: n not in picked and self._fetchable(n),
+                pending=max(pending, default=0.0),
             )
+            for node in chosen:
+                self._pending[node] = self.priorities.value(node)
+            self.stats.walk_steps += len(chosen)
+            picked.extend(chosen)
+        self.blocked.update(picked)
         return [self.graph.urls[node] for node in picked]
+
+    def _adopt_frontier(self) -> None:
+        """Make the frontier's unfetched pages candidates: seeds, sitemaps and feeds first."""
+        self._adopted = True
+        first = {Page.Role.SEED, Page.Role.SITEMAP, Page.Role.FEED}
+        rows = Page.objects.filter(site=self.site, last_fetched_at__isnull=True).order_by(
+            "depth", "id"
+        )
+        for url, depth, role in rows.values_list("url", "depth", "role"):
+            node = self.graph.node(url)
+            if node in self.blocked or self.graph.is_visited(node):
+                continue
+            candidate = self.priorities.candidates.setdefault(
+                node, Candidate(depth=depth, shape=url_shape(url))
+            )
+            if role in first:
+                candidate.boost = candidate.evidence = 1.0
+
+    def _fetchable(self, node: int) -> bool:
+        """Tell whether a candidate may be fetched now; forget it if it never may."""
+        if not self._open(node):
+            self.priorities.candidates.pop(node, None)
+            return False
+        candidate = self.priorities.candidates[node]
+        url = self.graph.urls[node]
+        if self.frontier.shapes.unproven(url) and any(
+            self.priorities.candidates.get(n, candidate).shape == candidate.shape
+            and url_shape(self.graph.urls[n]) == candidate.shape
+            for n in self._pending
+        ):
+            return False  # one page of a new shape first: it may be a trap or a copy
+        if self.frontier.refusal(url, candidate.depth) is not None:
+            self.priorities.candidates.pop(node, None)  # a trap or copy shape, found since
+            return False
+        return True
 
     def observe(self, observation: PageObservation) -> None:
         if not self.focused:
             return
+        self._pending.pop(self.graph.node(observation.url), None)
         node = self.graph.node(observation.url)
         self.blocked.add(node)
         verdict = self._verdict(node, observation)
@@ -174,7 +262,7 @@ class XCrawl(Strategy):
             links = [
                 link
                 for link in observation.links
-                if self._admissible(link.url, observation.depth + 1)
+                if self._admissible(link.url, observation.depth + 1, observation.url, link.anchor)
             ]
             was_authority = self.graph.is_accepted(node)
             self.graph.add_page(
@@ -187,6 +275,8 @@ class XCrawl(Strategy):
                 self.stats.authorities += 1
             self._note_affinity(node, observation, verdict)
             self._note_anchors(links)
+            self._weigh_links(node, observation, links)
+            self._learn(observation, verdict)
             self._store_verdict(observation, verdict)
             if node in self.weights.hubs:
                 self._harvest(node, force=True)
@@ -194,34 +284,10 @@ class XCrawl(Strategy):
             self._maybe_probe(node, observation)
         else:
             self.graph.add_page(observation.url, self.graph_targets(node), accepted=False)
+            self.priorities.candidates.pop(node, None)
         self._search_observed(observation, verdict, node)
-        if self.walk_pending is not None and node != self.walk_pending:
-            self._observed_since_walk += 1
-        if node == self.walk_pending:
-            self.walk_pending = None
-            self.walk.arrive(node)
-            if self.walk.wants_restart():
-                self._restart()
-
-    def _offer_walk(self, picked: list[int], limit: int) -> None:
-        if self.walk_pending is not None or self.walk_done:
-            return
-        step = self._walk_step()
-        if step is not None and step not in picked:
-            self.walk_pending = step
-            self._observed_since_walk = 0
-            picked.append(step)
-            self.stats.walk_steps += 1
-            self._last_was_walk = True
-
-    def _offer_downloads(self, picked: list[int], limit: int) -> None:
-        if self.config.download_all != "eager" and not self.walk_done:
-            return
-        before = len(picked)
-        self._pick(picked, self.downloads, limit)
-        if len(picked) > before:
-            self.stats.downloads += len(picked) - before
-            self._last_was_walk = False
+        if self.walk.wants_restart():
+            self._restart()
 
     def accepts(self, observation: PageObservation) -> bool:
         if not self.focused:
@@ -229,64 +295,158 @@ class XCrawl(Strategy):
         node = self.graph.index.get(observation.url)
         return node is not None and self.graph.is_accepted(node)
 
-    def stop_reason(self) -> str | None:
-        if not self.focused or not self.walk_done:
-            return None
-        if self.downloads or self.revisits or (self.search is not None and not self.search.done):
-            return None
-        return "no-new-hubs"
+    def search_fetches(self) -> int:
+        return self.stats.searches
+
+    def learned(self) -> dict[str, object]:
+        if not self.focused:
+            return {}
+        return {
+            "terms": {stem: round(w, 3) for stem, w in self.evidence.learned.items()},
+            "synonyms": sorted(self.evidence.synonyms),
+            "hubs": len(self.weights.hubs),
+            "restarts": self.stats.restarts,
+        }
+
+    # --- Link evidence and learnt terms ----------------------------------------------------
+
+    def _weigh_links(self, node: int, observation: PageObservation, links) -> None:
+        """Value the page's links by their evidence; record the page's own yield as a hub.
+
+        The yield is the number of its links with topical evidence (weaker evidence counts
+        in part; pager links and pages already fetched not at all); the gain, the evidence
+        its links gained by it (a feed repeating its list page teaches nothing).
+        """
+        if observation.body:
+            texts = dom_item_texts(
+                observation.body, observation.url, self._canonical, self._unfetched
+            )
+        elif observation.analysis is not None:
+            texts = item_texts(observation.analysis.links, self._canonical)
+        else:
+            texts = {}
+
+        texts.update(observation.link_texts)
+        found = 0.0
+        url = observation.url
+        lists: set[str] = set()
+        counted: set[str] = set()
+        gained = 0.0
+        for link in links:
+            target = self.graph.index[link.url]
+            if self.graph.is_visited(target) or target in self.blocked:
+                continue
+            pager = is_pager_link(url, link.url, link.anchor)
+            words = f"{link.anchor} {texts.get(link.url, '')} {_url_words(link.url)}"
+            found_stems = self.evidence.stems(words)
+            score = self.evidence.score(found_stems)
+            candidate = self.priorities.candidates.get(target)
+            if candidate is None:
+                depth = observation.depth if pager else observation.depth + 1
+                candidate = Candidate(depth=depth, shape=url_shape(link.url))
+                self.priorities.candidates[target] = candidate
+            if not pager and link.url not in counted:
+                # How topical the stretch of the list is, whether its items were known or
+                # not: topics cluster, so a dense page predicts dense neighbours.
+                counted.add(link.url)
+                found += 1.0 if score >= TOPICAL else score / 2
+                if score > candidate.text_evidence:
+                    # What reading it taught: what a hub of its shape is expected to teach.
+                    gained += score - candidate.text_evidence
+            if pager:
+                candidate.list_key, candidate.number = pager_key(link.url)
+                here, number = pager_key(url)
+                if candidate.list_key != here:
+                    # Named by its anchor or rel ("Next day"), not by a page number: the
+                    # next page of the list this page belongs to.
+                    candidate.list_key, candidate.number = here, number + 1
+                candidate.depth = min(candidate.depth, observation.depth)
+                lists.add(candidate.list_key)
+                record = self.priorities.lists.setdefault(candidate.list_key, ListRecord())
+                if candidate.number >= 2 and candidate.number > record.last:
+                    record.last, record.example = candidate.number, link.url
+            if link.area_kind == ANNOUNCED and url in self._seeds and not candidate.boost:
+                # The site's feed or sitemap lists many items in one fetch (a feed with
+                # their words); the feed of every list page only repeats that page.
+                candidate.boost = 0.9
+            if len(candidate.stems) < 400:
+                candidate.stems |= found_stems
+            candidate.text_evidence = max(candidate.text_evidence, score)
+            candidate.evidence = max(candidate.text_evidence, candidate.boost)
+        for key in sorted(lists):
+            self._fill_list(key, observation.depth)
+        self.priorities.fetched(
+            node,
+            url_shape(url),
+            pager_key(url),
+            hub=observation.kind != "information",
+            found=found,
+            gained=gained,
+        )
+
+    def _unfetched(self, url: str) -> bool:
+        node = self.graph.index.get(url)
+        return node is None or not (self.graph.is_visited(node) or node in self.blocked)
+
+    def _fill_list(self, key: str, depth: int) -> None:
+        """Make every page of a numbered list a candidate, up to the highest number linked.
+
+        A pager shows a few numbers (first, previous, next, last); the pages between follow
+        the same URL pattern, and a date-ordered list holds a topic's posts in a stretch of
+        pages: reading the middle of an unread stretch finds it sooner than paging on.
+        """
+        record = self.priorities.lists[key]
+        if not record.example or record.last <= record.filled:
+            return
+        numbers = range(max(2, record.filled + 1), min(record.last, MAX_LIST_PAGES) + 1)
+        record.filled = record.last
+        urls = [pager_url(record.example, n) for n in numbers]
+        wanted = [u for u in (self._canonical(u) for u in urls if u) if u not in self.graph.index]
+        admitted = [u for u in wanted if self.frontier.refusal(u, depth) is None]
+        if not admitted:
+            return
+        stored = self.frontier.add(admitted, depth=depth)
+        for url in admitted:
+            if url not in stored:
+                continue
+            target = self.graph.node(url)
+            list_key, number = pager_key(url)
+            self.priorities.candidates.setdefault(
+                target,
+                Candidate(depth=depth, shape=url_shape(url), list_key=list_key, number=number),
+            )
+
+    def _learn(self, observation: PageObservation, verdict: Verdict) -> None:
+        """Count the words of information pages; relearn the terms every few authorities."""
+        analysis = observation.analysis
+        if analysis is None or observation.kind != "information":
+            return
+        self.learner.add(
+            informational_stems(analysis, self.topic.language),
+            accepted=verdict.accepted,
+            language=analysis.language or "",
+        )
+        if not verdict.accepted:
+            return
+        self._accepted_seen += 1
+        if self._accepted_seen % 5:
+            return
+        terms = self.learner.terms(self.config.sample_terms)
+        if terms == self.evidence.learned:
+            return
+        self.evidence.learned = terms
+        self.stats.learned_updates += 1
+        for candidate in self.priorities.candidates.values():
+            if candidate.stems:
+                candidate.text_evidence = self.evidence.score(candidate.stems)
+                candidate.evidence = max(candidate.text_evidence, candidate.boost)
 
     # --- The walk ------------------------------------------------------------------------
 
-    def _unstick_walk(self) -> None:
-        """Restart when the walk's page was fetched under another URL (a redirect)."""
-        if self.walk_pending is None or not self._observed_since_walk:
-            return
-        self._observed_since_walk = 0
-        url = self.graph.urls[self.walk_pending]
-        fetched = Page.objects.filter(
-            site=self.site, url=url, last_fetched_at__gte=self.run.started_at
-        ).exists()
-        if fetched:
-            self.graph.add_page(url, self.graph_targets(self.walk_pending))
-            self.walk_pending = None
-            self._restart()
-
-    def _walk_step(self) -> int | None:
-        """Return the next page of the walk, restarting at dead ends."""
-        if self.walk.current is None:
-            self._restart()
-        weights = self.weights.weights()
-        origin = self.walk.current
-        step = self.walk.choose(weights, self._open)
-        how = "walk"
-        if step is None:
-            how = "dead end, heaviest page"
-            step = best_unvisited(weights, self.graph, self.blocked | self._search_nodes())
-            if step is not None:
-                self.walk.start_at(step)
-        if step is not None and logger.isEnabledFor(logging.DEBUG):
-            logger.debug(
-                "step %s: %s -> %s (weight %.4g, from %s)",
-                how,
-                self.graph.urls[origin] if origin is not None else None,
-                self.graph.urls[step],
-                weights[step] if step < len(weights) else float("nan"),
-                self.graph.urls[self.walk.current] if self.walk.current is not None else None,
-            )
-        return step
-
     def _restart(self) -> None:
-        """FindHubs, queue the new hubs' authorities, and start again at a random authority."""
+        """FindHubs, recompute the node weights, and DownloadAllAuthorities for new hubs."""
         self.stats.restarts += 1
         new_hubs = self.weights.find_hubs() if self.graph.accepted().any() else set()
-        logger.debug(
-            "restart %d: %d new hubs %s, %d downloads queued",
-            self.stats.restarts,
-            len(new_hubs),
-            [self.graph.urls[h] for h in sorted(new_hubs)][:5],
-            len(self.downloads),
-        )
         if new_hubs:
             self.no_new_hubs = 0
             self.stats.hubs += len(new_hubs)
@@ -295,21 +455,9 @@ class XCrawl(Strategy):
             self._store_hubs(new_hubs)
         else:
             self.no_new_hubs += 1
-            if self.no_new_hubs >= self.config.max_iterations:
-                self.walk_done = True
-                self._final_pass()
-        authorities = sorted(int(n) for n in self.graph.accepted().nonzero()[0])
-        if authorities:
-            self.walk.start_at(self.rng.choice(authorities))
-        elif self.weights.affinity:
-            # No authority yet: start where the content came closest to the topic.
-            top = max(self.weights.affinity.values())
-            self.walk.start_at(
-                self.rng.choice(sorted(n for n, a in self.weights.affinity.items() if a == top))
-            )
-        else:
-            seeds = [self.graph.node(url) for url in self._seeds]
-            self.walk.start_at(self.rng.choice(seeds))
+        weights = self.weights.weights()
+        top = weights.max() if len(weights) else 0.0
+        self._weights = weights / top if top > 0 else weights
 
     def _search_nodes(self) -> set[int]:
         """Return the graph's pages of the site's search (scanning only the nodes added since)."""
@@ -336,21 +484,31 @@ class XCrawl(Strategy):
     # --- DownloadAllAuthorities ----------------------------------------------------------
 
     def _harvest(self, hub: int, *, force: bool = False) -> None:
-        """Queue every unfetched link in the hub's subtree that holds links to authorities."""
+        """Raise the evidence of every unfetched link in the hub's subtrees of authorities.
+
+        DownloadAllAuthorities, as evidence: a link beside links to authorities in the same
+        list is as likely topical as the list's share of authorities among the fetched links
+        whose own words did not name the topic (what the list adds to the labels: a list
+        that is topical as a whole, not one whose topical items were picked by their titles).
+        """
         if hub in self.harvested and not force:
             return
         self.harvested.add(hub)
         links = self.links.get(hub, [])
-        subtrees = authority_subtrees(links, self.graph.is_accepted)
-        for target in links_in_subtrees(links, subtrees):
-            if self._open(target) and target not in self.downloads:
-                self.downloads.append(target)
-
-    def _final_pass(self) -> None:
-        """Run DownloadAllAuthorities over every hub with the authorities known now."""
-        self.final_pass = True
-        for hub in sorted(self.weights.hubs):
-            self._harvest(hub, force=True)
+        for subtree in authority_subtrees(links, self.graph.is_accepted):
+            targets = links_in_subtrees(links, [subtree])
+            at_fetch = self.priorities.evidence_at_fetch
+            fetched = [
+                t for t in targets if self.graph.is_visited(t) and at_fetch.get(t, 1.0) < TOPICAL
+            ]
+            if len(fetched) < 3:
+                continue
+            share = sum(self.graph.is_accepted(t) for t in fetched) / len(fetched)
+            for target in targets:
+                candidate = self.priorities.candidates.get(target)
+                if candidate is not None:
+                    candidate.boost = max(candidate.boost, HARVEST_SHARE * share)
+                    candidate.evidence = max(candidate.text_evidence, candidate.boost)
 
     # --- Link probing ---------------------------------------------------------------------
 
@@ -387,6 +545,21 @@ class XCrawl(Strategy):
         ids = self.frontier.add(admitted, depth=depth)
         added = self.graph.add_links(observation.url, [url for url in admitted if url in ids])
         self.links.setdefault(node, []).extend((target, "", "probe") for target in added)
+        for url in admitted:
+            target = self.graph.index.get(url)
+            if target is None or target in self.priorities.candidates:
+                continue
+            # A link only a menu builds carries no text here but its URL's words; it is
+            # navigation the page offers, so it competes like any other link of the page.
+            found_stems = self.evidence.stems(_url_words(url))
+            score = self.evidence.score(found_stems)
+            self.priorities.candidates[target] = Candidate(
+                depth=depth,
+                shape=url_shape(url),
+                stems=frozenset(found_stems),
+                text_evidence=score,
+                evidence=score,
+            )
         logger.debug("probed %s: %d new links", observation.url, len(added))
 
     # --- Site search (GetAuthorities) ----------------------------------------------------
@@ -490,18 +663,35 @@ class XCrawl(Strategy):
                 self.weights.anchor_affinity[target] = max(best, min(1.0, score))
 
     def _store_verdict(self, observation: PageObservation, verdict: Verdict) -> None:
+        """Keep the verdict for the next flush (one bulk upsert per `VERDICTS_PER_WRITE`)."""
         if observation.page_id is None or observation.analysis is None:
             return
-        PageVerdict.objects.update_or_create(
+        self._unsaved[observation.page_id] = PageVerdict(
             page_id=observation.page_id,
-            defaults={
-                "accepted": verdict.accepted,
-                "score": verdict.score,
-                "validated_at": timezone.now(),
-            },
+            accepted=verdict.accepted,
+            score=verdict.score,
+            validated_at=timezone.now(),
         )
+        if len(self._unsaved) >= VERDICTS_PER_WRITE:
+            self._flush_verdicts()
+
+    def _flush_verdicts(self) -> None:
+        if not self._unsaved:
+            return
+        PageVerdict.objects.bulk_create(
+            list(self._unsaved.values()),
+            update_conflicts=True,
+            unique_fields=["page"],
+            update_fields=["accepted", "score", "validated_at"],
+        )
+        self._unsaved.clear()
+
+    def close(self) -> None:
+        if self.focused:
+            self._flush_verdicts()
 
     def _store_hubs(self, hubs: set[int]) -> None:
+        self._flush_verdicts()
         urls = [self.graph.urls[node] for node in hubs]
         for page_id, url in Page.objects.filter(site=self.site, url__in=urls).values_list(
             "id", "url"
@@ -510,7 +700,9 @@ class XCrawl(Strategy):
                 page_id=page_id, defaults={"hub": float(self.weights.hub[self.graph.index[url]])}
             )
 
-    def _admissible(self, url: str, depth: int) -> bool:
+    def _admissible(self, url: str, depth: int, page_url: str = "", anchor: str = "") -> bool:
+        if page_url:
+            depth = self.frontier.link_depth(page_url, depth - 1, url, anchor)
         return self.frontier.refusal(url, depth) is None
 
     def graph_targets(self, node: int) -> list[str]:
@@ -558,3 +750,10 @@ class XCrawl(Strategy):
             if hub >= self.config.hub_threshold and p in url_of
         }
         self.weights.hubs |= {h for h in hubs if self.graph.is_visited(h)}
+
+
+def _url_words(url: str) -> str:
+    """Return the words of a URL's path and query ("/posts/python-tips/" -> "posts python tips")."""
+    rest = url.split("://", 1)[-1]
+    rest = rest.split("/", 1)[1] if "/" in rest else ""
+    return " ".join(part for part in re.split(r"[^\w]+|_", rest) if part and not part.isdigit())

@@ -1,0 +1,288 @@
+"""Where hosts' politeness slots and times are kept, for crawler.fetch.politeness.HostGate.
+
+A host's turn is a slot held under a lease (a random token that expires unless renewed);
+beside it the host's times: when its last request ended, when a 429/503 lets it be asked
+again, how many came in a row. `MemorySlots` keeps them in this process; `CacheSlots` and
+`RedisSlots` in the Django cache every worker shares.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+# A host's times are forgotten a day after they were last written (longer than any wait).
+STATE_TTL = 24 * 3600
+
+
+@dataclass(frozen=True)
+class HostTimes:
+    """What the store knows of a host: last request's end, earliest next ask, 429/503 streak."""
+
+    last_end: float | None = None
+    not_before: float = float("-inf")
+    strikes: int = 0
+
+    def wait(self, delay: float, now: float) -> float:
+        """Return how long a request with `delay` must wait at `now`."""
+        earliest = self.not_before
+        if self.last_end is not None:
+            earliest = max(earliest, self.last_end + delay)
+        return max(0.0, earliest - now)
+
+
+class Slots(Protocol):
+    """Where hosts' slots and times are kept; times are on the clock `shared` names."""
+
+    shared: bool  # True: wall-clock times other processes read; False: this process's monotonic
+
+    async def claim(self, key: str, token: str, lease: float) -> tuple[bool, HostTimes]:
+        """Take the host's slot for `lease` seconds if it is free; return whether, and its times."""
+        ...
+
+    async def renew(self, key: str, token: str, lease: float) -> bool:
+        """Extend a slot still held under `token`; False if its lease ran out and it was lost."""
+        ...
+
+    async def release(self, key: str, token: str, ended: float | None) -> None:
+        """Record when the request ended (if it was made) and free the slot held under `token`."""
+        ...
+
+    async def times(self, key: str) -> HostTimes:
+        """Return the host's times."""
+        ...
+
+    async def defer(self, key: str, until: float) -> int:
+        """Keep the host unasked until `until` at least; count the strike; return the streak."""
+        ...
+
+    async def clear(self, key: str) -> None:
+        """Forget the host's 429/503 streak."""
+        ...
+
+
+class MemorySlots:
+    """Slots in this process's memory: politeness within one process only."""
+
+    shared = False
+
+    def __init__(self) -> None:
+        self._holders: dict[str, tuple[str, float]] = {}
+        self._times: dict[str, HostTimes] = {}
+
+    async def claim(self, key: str, token: str, lease: float) -> tuple[bool, HostTimes]:
+        holder = self._holders.get(key)
+        free = holder is None or holder[1] <= time.monotonic()
+        if free:
+            self._holders[key] = (token, time.monotonic() + lease)
+        return free, self._times.get(key, HostTimes())
+
+    async def renew(self, key: str, token: str, lease: float) -> bool:
+        holder = self._holders.get(key)
+        if holder is None or holder[0] != token:
+            return False
+        self._holders[key] = (token, time.monotonic() + lease)
+        return True
+
+    async def release(self, key: str, token: str, ended: float | None) -> None:
+        if ended is not None:
+            old = self._times.get(key, HostTimes())
+            self._times[key] = HostTimes(ended, old.not_before, old.strikes)
+        if self._holders.get(key, ("",))[0] == token:
+            del self._holders[key]
+
+    async def times(self, key: str) -> HostTimes:
+        return self._times.get(key, HostTimes())
+
+    async def defer(self, key: str, until: float) -> int:
+        old = self._times.get(key, HostTimes())
+        new = HostTimes(old.last_end, max(old.not_before, until), old.strikes + 1)
+        self._times[key] = new
+        return new.strikes
+
+    async def clear(self, key: str) -> None:
+        old = self._times.get(key, HostTimes())
+        self._times[key] = HostTimes(old.last_end, old.not_before)
+
+
+class CacheSlots:
+    """Slots in a Django cache shared by every worker (the `default` one unless named).
+
+    On Redis (production) every step is one atomic command or script: `RedisSlots`. On other
+    caches the slot is taken with `cache.add` and the times are written by the slot's holder:
+    exact on the local-memory cache (one process), best effort across processes on the file
+    and database caches, where two workers may both take a slot whose lease just ran out.
+    """
+
+    shared = True
+
+    def __init__(self, alias: str = "default") -> None:
+        from django.core.cache import caches
+
+        # One backend object for every thread the calls run in: Django would make one per
+        # call (asyncio.to_thread copies the context its cache handles live in), each with
+        # its own connections. The Redis, local-memory and file backends are thread-safe.
+        self.backend = caches[alias]
+
+    def _cache(self) -> Any:
+        return self.backend
+
+    def _keys(self, key: str) -> tuple[str, str]:
+        return f"politeness:slot:{key}", f"politeness:times:{key}"
+
+    async def claim(self, key: str, token: str, lease: float) -> tuple[bool, HostTimes]:
+        return await asyncio.to_thread(self._claim, key, token, lease)
+
+    async def renew(self, key: str, token: str, lease: float) -> bool:
+        return await asyncio.to_thread(self._renew, key, token, lease)
+
+    async def release(self, key: str, token: str, ended: float | None) -> None:
+        await asyncio.to_thread(self._release, key, token, ended)
+
+    async def times(self, key: str) -> HostTimes:
+        return await asyncio.to_thread(self._read, key)
+
+    async def defer(self, key: str, until: float) -> int:
+        return await asyncio.to_thread(self._defer, key, until)
+
+    async def clear(self, key: str) -> None:
+        await asyncio.to_thread(self._clear, key)
+
+    def _claim(self, key: str, token: str, lease: float) -> tuple[bool, HostTimes]:
+        slot, _ = self._keys(key)
+        claimed = self._cache().add(slot, token, lease)
+        return claimed, self._read(key)
+
+    def _renew(self, key: str, token: str, lease: float) -> bool:
+        cache, (slot, _) = self._cache(), self._keys(key)
+        if cache.get(slot) != token:
+            return False
+        cache.set(slot, token, lease)
+        return True
+
+    def _release(self, key: str, token: str, ended: float | None) -> None:
+        cache, (slot, _) = self._cache(), self._keys(key)
+        if ended is not None:
+            old = self._read(key)
+            self._write(
+                key, HostTimes(max(ended, old.last_end or ended), old.not_before, old.strikes)
+            )
+        if cache.get(slot) == token:
+            cache.delete(slot)
+
+    def _read(self, key: str) -> HostTimes:
+        stored = self._cache().get(self._keys(key)[1])
+        return HostTimes(*stored) if stored else HostTimes()
+
+    def _write(self, key: str, times: HostTimes) -> None:
+        values = (times.last_end, times.not_before, times.strikes)
+        self._cache().set(self._keys(key)[1], values, STATE_TTL)
+
+    def _defer(self, key: str, until: float) -> int:
+        old = self._read(key)
+        self._write(key, HostTimes(old.last_end, max(old.not_before, until), old.strikes + 1))
+        return old.strikes + 1
+
+    def _clear(self, key: str) -> None:
+        old = self._read(key)
+        if old.strikes:
+            self._write(key, HostTimes(old.last_end, old.not_before))
+
+
+# Redis scripts: KEYS[1] is the slot (its value the holder's token, expiring with the lease),
+# KEYS[2] the host's times (a hash: last_end, not_before, strikes).
+_CLAIM = """
+local got = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])
+local t = redis.call('HMGET', KEYS[2], 'last_end', 'not_before', 'strikes')
+return {got and 1 or 0, t[1] or '', t[2] or '', t[3] or ''}
+"""
+_RENEW = """
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+"""
+_RELEASE = """
+if ARGV[2] ~= '' then
+  local last = tonumber(redis.call('HGET', KEYS[2], 'last_end') or '-1e308')
+  if tonumber(ARGV[2]) > last then redis.call('HSET', KEYS[2], 'last_end', ARGV[2]) end
+  redis.call('EXPIRE', KEYS[2], ARGV[3])
+end
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
+return 1
+"""
+_DEFER = """
+local before = tonumber(redis.call('HGET', KEYS[2], 'not_before') or '-1e308')
+if tonumber(ARGV[1]) > before then redis.call('HSET', KEYS[2], 'not_before', ARGV[1]) end
+local strikes = redis.call('HINCRBY', KEYS[2], 'strikes', 1)
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return strikes
+"""
+
+
+class RedisSlots(CacheSlots):
+    """Slots in a Django Redis cache, every step atomic (a command or a Lua script)."""
+
+    def __init__(self, alias: str = "default") -> None:
+        super().__init__(alias)
+        # Django's Redis backend has no compare-and-delete: its client (thread-safe, with
+        # its own connection pool) runs the scripts.
+        self.client = self.backend._cache.get_client(write=True)
+
+    def _redis(self) -> tuple[Any, Any]:
+        return self.backend, self.client
+
+    def _redis_keys(self, cache: Any, key: str) -> list[str]:
+        return [cache.make_and_validate_key(name) for name in self._keys(key)]
+
+    def _claim(self, key: str, token: str, lease: float) -> tuple[bool, HostTimes]:
+        cache, client = self._redis()
+        got, last_end, not_before, strikes = client.eval(
+            _CLAIM, 2, *self._redis_keys(cache, key), token, _ms(lease)
+        )
+        times = HostTimes(
+            float(last_end) if last_end else None,
+            float(not_before) if not_before else float("-inf"),
+            int(strikes or 0),
+        )
+        return bool(got), times
+
+    def _renew(self, key: str, token: str, lease: float) -> bool:
+        cache, client = self._redis()
+        return bool(client.eval(_RENEW, 2, *self._redis_keys(cache, key), token, _ms(lease)))
+
+    def _release(self, key: str, token: str, ended: float | None) -> None:
+        cache, client = self._redis()
+        end = "" if ended is None else repr(ended)
+        client.eval(_RELEASE, 2, *self._redis_keys(cache, key), token, end, STATE_TTL)
+
+    def _read(self, key: str) -> HostTimes:
+        cache, client = self._redis()
+        last_end, not_before, strikes = client.hmget(
+            self._redis_keys(cache, key)[1], "last_end", "not_before", "strikes"
+        )
+        return HostTimes(
+            float(last_end) if last_end else None,
+            float(not_before) if not_before else float("-inf"),
+            int(strikes or 0),
+        )
+
+    def _defer(self, key: str, until: float) -> int:
+        cache, client = self._redis()
+        return int(client.eval(_DEFER, 2, *self._redis_keys(cache, key), repr(until), STATE_TTL))
+
+    def _clear(self, key: str) -> None:
+        cache, client = self._redis()
+        client.hdel(self._redis_keys(cache, key)[1], "strikes")
+
+
+def _ms(seconds: float) -> int:
+    return max(1, round(seconds * 1000))
+
+
+def shared_slots(alias: str = "default") -> Slots:
+    """Return slots in the Django cache `alias`: the Redis ones when it is Redis."""
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
+
+    return RedisSlots(alias) if isinstance(caches[alias], RedisCache) else CacheSlots(alias)

@@ -1,0 +1,149 @@
+"""Judge URL shapes from the pages themselves: generated traps and copies, within one run.
+
+A shape (`crawler.canonical.url_shape`: `/events/?date=*`, `/posts/*/print/`) is the family
+of pages one template of the site generates. Static URL checks (`crawler.canonical.is_trap`)
+catch what a URL alone gives away; these judgements catch what only the answers do:
+
+1. Trap: after `TRAP_PROBE` fetched pages of a shape, if nearly all were empty (no
+   information page, no new link to a page of another shape, and no text or the same
+   visible text as the shape's previous page but for numbers and a word or two, such as a
+   date), the shape is an endless generated space (a calendar, a date-paged archive
+   without content, faceted filters). Its later URLs are refused, and every fetch spent
+   on it counts as a trap fetch.
+2. Copy: a page whose rel=canonical names another URL is a duplicate fetch; once
+   `COPY_PROBE` pages of a shape (one for a view: /print/, /amp/) pointed elsewhere and
+   none named itself, the shape is a family of copies (print views, AMP pages, session
+   URLs) and is refused. A page of a paginated list naming the list's first page is no
+   copy (many sites do it by mistake).
+3. Suspect shapes (with a query, or a view of a page) are probed with one page before
+   more of them are handed out (`unproven`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from crawler.canonical import pager_key, url_shape
+
+TRAP_PROBE = 6  # pages of a shape fetched before judging it
+TRAP_EMPTY_SHARE = 0.8  # share of empty pages that makes it a trap
+COPY_PROBE = 2  # copies pointing elsewhere before the shape is refused
+# A shape ending in a view of a page (/x/print/): one copy confirms what the URL says.
+VIEW_SEGMENTS = frozenset({"print", "printable", "amp", "mobile", "m", "embed", "preview"})
+SAME_TEXT = 0.85  # shared words / words of the smaller page: "the same page, another date"
+_WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
+
+
+@dataclass
+class ShapeRecord:
+    """What one run saw of a URL shape."""
+
+    fetched: int = 0
+    empty: int = 0
+    copies: int = 0
+    originals: int = 0
+    last_words: frozenset[str] = field(default_factory=frozenset)
+    trap: bool = False
+    copy: bool = False
+
+
+class ShapeWatch:
+    """Per-run judgements of URL shapes, consulted by the frontier before every fetch."""
+
+    def __init__(self) -> None:
+        self.shapes: dict[str, ShapeRecord] = {}
+        self.seen: set[str] = set()  # link targets seen on fetched pages in this run
+        self.trap_fetches = 0
+        self.duplicate_fetches = 0
+
+    def unproven(self, url: str) -> bool:
+        """Tell whether the URL's shape may be a trap or a copy and none of it was fetched yet.
+
+        Suspect shapes: those with a query (calendars, filters, sessions) and views of a
+        page (/print/, /amp/). The run fetches one page of such a shape before the others.
+        """
+        shape = url_shape(url)
+        if shape in self.shapes:
+            return False
+        return "?" in shape or shape.rstrip("/").rsplit("/", 1)[-1] in VIEW_SEGMENTS
+
+    def refusal(self, url: str) -> str | None:
+        """Return "trap" or "duplicate" when the URL's shape was judged one, else None."""
+        record = self.shapes.get(url_shape(url))
+        if record is None:
+            return None
+        if record.trap:
+            return "trap"
+        if record.copy:
+            return "duplicate"
+        return None
+
+    def observe(
+        self,
+        url: str,
+        *,
+        text: str | None,
+        links: Iterable[str],
+        canonical: str | None,
+        informative: bool = False,
+    ) -> tuple[int, int]:
+        """Learn from one fetched page; return (trap fetches, duplicate fetches) it revealed.
+
+        `text` is the page's visible text (None when it has none), `informative` whether
+        the analyzer called it an information page (an article is never empty), `links` its
+        outgoing link URLs, `canonical` the URL its rel=canonical names (mapped and
+        canonicalised), None without one.
+        """
+        shape = url_shape(url)
+        record = self.shapes.setdefault(shape, ShapeRecord())
+        record.fetched += 1
+        fresh_elsewhere = 0
+        for link in links:
+            if link not in self.seen:
+                self.seen.add(link)
+                if url_shape(link) != shape:
+                    fresh_elsewhere += 1
+        words = frozenset(_WORD.findall(text.lower())) if text else frozenset()
+        same = bool(words) and _similar(words, record.last_words)
+        # Generated: nothing new but more of its own shape, and the text of its sibling
+        # with a date changed. A list whose items are all known already shows other
+        # titles than its siblings: exhausted, not a trap.
+        if not informative and fresh_elsewhere <= 1 and (not words or same):
+            record.empty += 1
+        record.last_words = words
+        traps = duplicates = 0
+        if record.trap:
+            traps = 1
+        elif record.fetched >= TRAP_PROBE and record.empty >= TRAP_EMPTY_SHARE * record.fetched:
+            record.trap = True
+            traps = record.fetched  # the probe was spent on the trap too
+        if canonical is not None and pager_key(canonical)[0] == pager_key(url)[0]:
+            # Pages of a list naming the list's first page: a common slip, not a copy.
+            canonical = url
+        if canonical is not None and canonical != url:
+            record.copies += 1
+            duplicates = 1
+            probe = 1 if shape.rstrip("/").rsplit("/", 1)[-1] in VIEW_SEGMENTS else COPY_PROBE
+            if record.copies >= probe and record.originals == 0:
+                record.copy = True
+        elif canonical == url:
+            record.originals += 1
+        self.trap_fetches += traps
+        self.duplicate_fetches += duplicates
+        return traps, duplicates
+
+    def judged(self) -> dict[str, list[str]]:
+        """Return the shapes judged traps and copies, for the run's record."""
+        return {
+            "trap_shapes": sorted(s for s, r in self.shapes.items() if r.trap),
+            "copy_shapes": sorted(s for s, r in self.shapes.items() if r.copy),
+        }
+
+
+def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Tell whether two pages' word sets are the same but for a few words (overlap coefficient)."""
+    if not b:
+        return False
+    return len(a & b) / min(len(a), len(b)) >= SAME_TEXT

@@ -6,6 +6,12 @@ x 10 terms = 1,000,000 terms, 20% of them two- or three-word phrases; 200 pages 
 (time.process_time), so other programs on the machine do not count; "wall" figures are
 printed beside them.
 
+The build is measured twice: by the first worker ever (nothing shared: WordNet and
+stemming for every list, then its work put into the shared cache), and by a new worker, a
+fresh process started with nothing in memory but the shared cache filled, as production
+has it (Redis there; here a dict of pickled values handed over in a file, its transfer not
+counted, each value's unpickling counted).
+
 The index is measured as pure Python (clipping/matching/index.py) and, when
 `make compile-matching` built it from the current source, as compiled by mypyc: the same
 matches, two sets of targets.
@@ -23,9 +29,12 @@ from __future__ import annotations
 import argparse
 import gc
 import gzip
+import json
 import pickle
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -45,8 +54,13 @@ from matching_workload import (  # noqa: E402
 )
 
 from analyzer.text import synonyms  # noqa: E402
-from clipping.matching import KeywordIndex, NaiveMatcher, compile_text, prepare_text  # noqa: E402
-from clipping.matching import compile as compiling  # noqa: E402
+from clipping.matching import (  # noqa: E402
+    KeywordIndex,
+    NaiveMatcher,
+    compile_text,
+    prepare_text,
+    shared,
+)
 from clipping.matching import index as pure  # noqa: E402
 from clipping.matching.compile import SEPARATOR  # noqa: E402
 from clipping.matching.index import paused_gc  # noqa: E402
@@ -54,6 +68,10 @@ from clipping.matching.index import paused_gc  # noqa: E402
 # Per-page targets (CPU time, one core): match, and tokenise + stem + match.
 COMPILED_MATCH_MS = 2.5
 PURE_MATCH_MS, PURE_FULL_MS = 5.0, 6.0
+# Before synonyms by sense, pure Python matched a page in 2.31 ms and the first worker ever
+# built in 7.5 s: sense-aware synonyms may cost at most a quarter more.
+PURE_MATCH_BEFORE_MS, FIRST_BUILD_BEFORE_S, SLOWER_AT_MOST = 2.31, 7.5, 1.25
+NEW_WORKER_S, WORKER_MB = 5.0, 300.0
 from clipping.matching.text import PreparedText  # noqa: E402
 
 
@@ -77,7 +95,10 @@ def main() -> int:
     parser.add_argument("--naive-pages", type=int, default=10)
     parser.add_argument("--seed", type=int, default=4)
     parser.add_argument("--real-pages", type=Path, help="folder of real HTML pages")
+    parser.add_argument("--new-worker", type=Path, help=argparse.SUPPRESS)  # see measure_build
     args = parser.parse_args()
+    if args.new_worker:
+        return new_worker(args.new_worker)
     rng = np.random.default_rng(args.seed)
     verdicts: list[Verdict] = []
 
@@ -118,71 +139,123 @@ def main() -> int:
 Verdict = tuple[str, str, bool]  # target, measured figure, met
 
 
+class PickledCache:
+    """Django's cache as the workers use it (get_many, set_many), values kept pickled as
+    Redis keeps them."""
+
+    def __init__(self, data: dict[str, bytes] | None = None) -> None:
+        self.data = data if data is not None else {}
+
+    def get_many(self, keys: list[str]) -> dict[str, object]:
+        data = self.data
+        return {key: pickle.loads(data[key]) for key in keys if key in data}  # noqa: S301
+
+    def set_many(self, values: dict[str, object], timeout: int | None = None) -> list:
+        self.data.update((key, pickle.dumps(value)) for key, value in values.items())
+        return []
+
+
 def measure_build(rows: list[Row], verdicts: list[Verdict]) -> tuple[KeywordIndex, list, float]:
-    """Build cold, then as a fresh worker does when other workers shared their lines."""
+    """Build as the first worker ever, then as a new worker in a fresh process."""
+    cache = PickledCache()
     gc.collect()
     with paused_gc():
-        cpu, wall, compiled = timed(lambda: [_compile(row) for row in rows])
+        cpu, wall, compiled = timed(lambda: _first_worker(rows, cache))
     index_cpu, index_wall, index = timed(lambda: KeywordIndex.build(compiled))
+    first = cpu + index_cpu
     print("\nBuild, one core")
     print(
-        f"  compile every list, nothing cached (stems, WordNet)  {cpu:6.2f} s   wall {wall:6.2f} s"
+        f"  compile every list, nothing shared (WordNet, stems)  {cpu:6.2f} s   wall {wall:6.2f} s"
     )
     print(
         f"  index from the compiled lists                        {index_cpu:6.2f} s"
         f"   wall {index_wall:6.2f} s"
     )
-
-    # What a new worker finds in the shared cache (Redis in production): every line another
-    # worker compiled, pickled. The Redis round trips themselves are not included.
-    shared = {
-        (space, use_synonyms, line): pickle.dumps(compiling.shareable(value))
-        for (space, use_synonyms), local in compiling._line_cache.items()
-        for line, value in local.items()
-    }
-    compiling._line_cache.clear()
-    compiling._interned.clear()
-    gc.collect()
-    before = rss_mb()
-    fresh_cpu, fresh_wall, fresh = timed(lambda: _fresh_worker(rows, shared))
-    gc.collect()
-    # Everything the new worker keeps: the index, its compiled terms and its line caches.
-    index_mb = rss_mb() - before
-    del fresh
+    print(f"  full build of the first worker ever (compile+index)  {first:6.2f} s")
+    with tempfile.NamedTemporaryFile(suffix=".pickle") as handed:
+        texts = [(row.id, row.terms, row.use_synonyms, row.match_all) for row in rows]
+        pickle.dump((texts, cache.data), handed)
+        handed.flush()
+        child = subprocess.run(
+            [sys.executable, __file__, "--new-worker", handed.name],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    fresh = json.loads(child.stdout.splitlines()[-1])
     print(
-        f"  full build of a new worker, lines shared by others   {fresh_cpu:6.2f} s"
-        f"   wall {fresh_wall:6.2f} s   (target <= 5 s)"
+        f"  full build of a new worker, everything shared       {fresh['cpu']:6.2f} s"
+        f"   wall {fresh['wall']:6.2f} s   (target <= {NEW_WORKER_S:g} s)"
     )
-    print(f"  full build of the first worker ever (compile+index)  {cpu + index_cpu:6.2f} s")
     print(
-        f"  memory a worker holds (index, terms, line caches)    {index_mb:6.1f} MB"
-        f"  (target <= 300 MB)"
+        f"    a fresh process: {len(cache.data):,} shared entries; WordNet opened:"
+        f" {fresh['wordnet']}; lists resolved there: {fresh['unshared']:,}"
+    )
+    print(
+        f"  memory a new worker holds (index, terms, caches)     {fresh['mb']:6.1f} MB"
+        f"  (target <= {WORKER_MB:g} MB)"
     )
     verdicts.append(
         (
-            "full build <= 5 s (new worker, compiled lines shared)",
-            f"{fresh_cpu:.2f} s (first worker ever {cpu + index_cpu:.2f} s)",
-            fresh_cpu <= 5.0,
+            f"new worker: full build <= {NEW_WORKER_S:g} s (fresh process, cache filled)",
+            f"{fresh['cpu']:.2f} s",
+            fresh["cpu"] <= NEW_WORKER_S,
         )
     )
-    verdicts.append(("index <= 300 MB", f"{index_mb:.0f} MB", index_mb <= 300.0))
-    return index, compiled, fresh_cpu
+    aim = FIRST_BUILD_BEFORE_S * SLOWER_AT_MOST
+    verdicts.append(
+        (
+            f"first worker ever: full build <= {aim:.1f} s ({FIRST_BUILD_BEFORE_S} s +25%)",
+            f"{first:.2f} s",
+            first <= aim,
+        )
+    )
+    verdicts.append(
+        (f"new worker holds <= {WORKER_MB:g} MB", f"{fresh['mb']:.0f} MB", fresh["mb"] <= WORKER_MB)
+    )
+    return index, compiled, fresh["cpu"]
 
 
 def _compile(row: Row):
     return compile_text(row.id, row.terms, "en", row.use_synonyms, row.match_all)
 
 
-def _fresh_worker(rows: list[Row], shared: dict) -> KeywordIndex:
-    """Seed the line cache from the shared copies, compile every list, build the index."""
-    texts = ((row.terms, "en", row.use_synonyms) for row in rows)
-    for (space, use_synonyms), (local, lines) in compiling.unknown_lines(texts).items():
-        for line in lines:
-            # Our own bytes from a moment ago, as Django's Redis cache would hand them back.
-            local[line] = compiling.from_shared(
-                pickle.loads(shared[(space, use_synonyms, line)])  # noqa: S301
-            )
-    return KeywordIndex.build(_compile(row) for row in rows)
+def _first_worker(rows: list[Row], cache: PickledCache) -> list:
+    """Compile every list as clipping.matching.live does, sharing the work in the cache."""
+    unshared = shared.fetch(((row.terms, "en", row.use_synonyms, None) for row in rows), cache)
+    compiled = [_compile(row) for row in rows]
+    shared.share(unshared, cache, None)
+    return compiled
+
+
+def new_worker(handed: Path) -> int:
+    """Build as a new worker in this fresh process; print the figures as JSON."""
+    from analyzer.text import wordnet  # noqa: PLC0415
+
+    texts, data = pickle.loads(handed.read_bytes())  # noqa: S301
+    cache = PickledCache(data)
+    gc.collect()
+    before = rss_mb()
+
+    def build() -> KeywordIndex:
+        unshared = shared.fetch(((terms, "en", use, None) for _, terms, use, _ in texts), cache)
+        compiled = [compile_text(*text[:2], "en", *text[2:]) for text in texts]
+        build.unshared = len(unshared.resolutions)  # type: ignore[attr-defined]
+        return KeywordIndex.build(compiled)
+
+    with paused_gc():
+        cpu, wall, index = timed(build)
+    gc.collect()
+    figures = {
+        "cpu": cpu,
+        "wall": wall,
+        "mb": rss_mb() - before,  # everything the worker keeps: index, terms, caches
+        "wordnet": bool(wordnet._readers),
+        "unshared": build.unshared,  # type: ignore[attr-defined]
+    }
+    del index
+    print(json.dumps(figures))
+    return 0
 
 
 def measure_implementations(index, compiled, pages, hosts, verdicts: list[Verdict]):
@@ -230,6 +303,14 @@ def measure_implementations(index, compiled, pages, hosts, verdicts: list[Verdic
 
 def _pure_verdicts(match_ms: list[float], full_ms: list[float], verdicts: list[Verdict]) -> None:
     match, full = statistics.median(match_ms), statistics.median(full_ms)
+    aim = PURE_MATCH_BEFORE_MS * SLOWER_AT_MOST
+    verdicts.append(
+        (
+            f"pure Python: match median <= {aim:.2f} ms ({PURE_MATCH_BEFORE_MS} ms +25%)",
+            f"{match:.2f} ms",
+            match <= aim,
+        )
+    )
     verdicts.append(
         (
             f"pure Python: match median <= {PURE_MATCH_MS} ms per page",

@@ -1,7 +1,15 @@
 from django.contrib import admin
+from django.http import HttpRequest
 
 from clipping import backfill, tasks
 from clipping.models import Clip, Delivery, Digest, KeywordList, Match, Suppression, WebhookEvent
+
+
+class SystemRecordAdmin(admin.ModelAdmin):
+    """Records the system writes (clips, matches, deliveries, webhook events): no "Add"."""
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
 
 
 @admin.register(KeywordList)
@@ -37,11 +45,15 @@ class MatchInline(admin.TabularInline):
     fields = ["keyword_list", "owner", "mail_status", "delivered_at", "read_at"]
     readonly_fields = fields
     can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
     show_change_link = True
 
 
 @admin.register(Clip)
-class ClipAdmin(admin.ModelAdmin):
+class ClipAdmin(SystemRecordAdmin):
     list_display = ["title", "host", "seen_at", "duplicate_of"]
     list_filter = ["site", "language"]
     search_fields = ["title", "summary", "url"]
@@ -58,9 +70,12 @@ class DeliveryInline(admin.TabularInline):
     readonly_fields = fields
     can_delete = False
 
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(SystemRecordAdmin):
     list_display = [
         "clip",
         "keyword_list",
@@ -77,7 +92,7 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(Digest)
-class DigestAdmin(admin.ModelAdmin):
+class DigestAdmin(SystemRecordAdmin):
     list_display = ["user", "kind", "period", "status", "sent_at"]
     list_filter = ["kind", "status"]
     search_fields = ["user__email"]
@@ -86,7 +101,7 @@ class DigestAdmin(admin.ModelAdmin):
 
 
 @admin.register(Delivery)
-class DeliveryAdmin(admin.ModelAdmin):
+class DeliveryAdmin(SystemRecordAdmin):
     list_display = ["created_at", "kind", "address", "status", "permanent", "error"]
     list_filter = ["status", "kind", "permanent"]
     search_fields = ["address", "error", "message_id"]
@@ -102,7 +117,7 @@ class SuppressionAdmin(admin.ModelAdmin):
 
 
 @admin.register(WebhookEvent)
-class WebhookEventAdmin(admin.ModelAdmin):
+class WebhookEventAdmin(SystemRecordAdmin):
     list_display = ["received_at", "esp", "event_type", "recipient", "event_id"]
     list_filter = ["esp", "event_type"]
     search_fields = ["recipient", "event_id"]

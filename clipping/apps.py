@@ -12,9 +12,9 @@ class ClippingConfig(AppConfig):
         from clipping.tasks import enqueue_ingest
         from clipping.topic import topic_for_site
         from clipping.webhooks import handle_tracking
-        from crawler.hooks import register_page_handler
+        from crawler.hooks import register_batch_handler
         from crawler.topic import register_topic_provider
 
-        register_page_handler(enqueue_ingest)
+        register_batch_handler(enqueue_ingest)
         register_topic_provider(topic_for_site)
         tracking.connect(handle_tracking, dispatch_uid="clipping.webhooks.handle_tracking")

@@ -25,21 +25,24 @@ from datetime import timedelta
 from urllib.parse import urlsplit
 
 from django.db import transaction
-from django.db.models import Max
+from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
+from clipping.articles import not_an_article
 from clipping.conf import clipping_settings
 from clipping.ingest import IngestResult, analysis_of, clip_area, clippable_areas
 from clipping.matching import KeywordIndex, compile_text
-from clipping.models import KeywordList, Match
+from clipping.models import Clip, KeywordList, Match
+from clipping.reasons import record_reasons
 from clipping.terms import TermSyntaxError
-from crawler.models import PageVersion
+from crawler.models import PageVersion, Site
 
 log = logging.getLogger(__name__)
 
 # The list fields that change what a list matches: an edit touching only others (name, mail
 # switch) does not backfill.
-MATCHING_FIELDS = ("active", "terms", "language", "use_synonyms", "match_all")
+MATCHING_FIELDS = ("active", "terms", "language", "use_synonyms", "match_all", "synonym_choices")
 
 
 def backfill_list(list_id: int) -> IngestResult:
@@ -63,6 +66,7 @@ def backfill_list(list_id: int) -> IngestResult:
             keyword_list.language,
             keyword_list.use_synonyms,
             keyword_list.match_all,
+            keyword_list.synonym_choices,
         )
     except TermSyntaxError as exc:
         result.skipped = f"The list does not parse: {exc}"
@@ -70,18 +74,30 @@ def backfill_list(list_id: int) -> IngestResult:
     index = KeywordIndex.build([compiled])
     for version in _recent_versions(list_id, timezone.now() - timedelta(days=days), max_pages):
         analysis, _ = analysis_of(version)
-        if analysis is None:
+        if analysis is None or not_an_article(version.page.url, analysis, version.page.site_id):
             continue
         host = urlsplit(version.page.url).hostname
         with transaction.atomic():
+            made = len(result.match_ids)
             for area in clippable_areas(analysis):
                 spans = index.match(area.text, host=host).get(list_id)
                 if spans:
                     clip_area(version, analysis, area, {list_id: (spans, spans)}, result)
+            found_when_published(result.match_ids[made:])
+            record_reasons(result.match_ids[made:])
         if len(result.match_ids) >= max_matches:
             break
     log.info("Backfill of list %s: %s clips, %s matches", list_id, result.clips, result.matches)
     return result
+
+
+def found_when_published(match_ids: list[int]) -> None:
+    """Date a backfill's matches by their page's publication: they sit among the clips of
+    that time on the personal page, in the feed and in digests, not on top of newer ones."""
+    published = Clip.objects.filter(id=OuterRef("clip_id")).values("published_at")[:1]
+    Match.objects.filter(id__in=match_ids).update(
+        found_at=Least(Coalesce(Subquery(published), F("found_at")), F("found_at"))
+    )
 
 
 def _recent_versions(list_id: int, since, limit: int) -> list[PageVersion]:
@@ -89,7 +105,7 @@ def _recent_versions(list_id: int, since, limit: int) -> list[PageVersion]:
     was handed on to clipping (it has informational areas)."""
     matched_pages = Match.objects.filter(keyword_list_id=list_id).values("clip__page_id")
     latest = (
-        PageVersion.objects.filter(fetched_at__gte=since)
+        PageVersion.objects.filter(fetched_at__gte=since, page__site__in=_visible_sites(list_id))
         .exclude(page_id__in=matched_pages)
         .values("page_id")
         .annotate(latest=Max("id"))
@@ -102,6 +118,12 @@ def _recent_versions(list_id: int, since, limit: int) -> list[PageVersion]:
         .select_related("page__site")
         .order_by("-fetched_at", "-id")[:limit]
     )
+
+
+def _visible_sites(list_id: int) -> QuerySet[Site]:
+    """Return the sites whose pages the list's owner may be shown: the pool and their own."""
+    owner = KeywordList.objects.filter(id=list_id).values("owner_id")
+    return Site.objects.filter(Q(visibility=Site.Visibility.SHARED) | Q(subscribers__in=owner))
 
 
 def matching_state(keyword_list: KeywordList) -> tuple:

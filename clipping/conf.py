@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from config.env import Settings, setting
+from config.env import Settings, parse_networks, setting
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,8 @@ class ClippingSettings(Settings):
     instant_per_hour: int = setting(
         "CLIPPING_INSTANT_MAILS_PER_HOUR",
         20,
-        "instant mails per person and clock hour; the rest of the hour goes into one hourly digest",
+        "instant mails per clock hour for people who chose no number of their own (their "
+        "preferences); above it each list's first clip still comes at once, the rest in a digest",
         minimum=1,
     )
     claim_timeout: timedelta = setting(
@@ -87,12 +88,51 @@ class ClippingSettings(Settings):
     )
 
 
-SECTIONS: tuple[type[Settings], ...] = (ClippingSettings,)
+@dataclass(frozen=True)
+class ChannelSettings(Settings):
+    """Notification channels (Apprise URLs) besides mail."""
+
+    max_channels: int = setting(
+        "CLIPPING_CHANNELS_MAX", 10, "notification channels one person may add", minimum=0
+    )
+    pause_after: int = setting(
+        "CLIPPING_CHANNEL_PAUSE_AFTER",
+        5,
+        "failed sends in a row after which a channel is paused, with the last error as reason",
+        minimum=1,
+    )
+    allowed_networks: str = setting(
+        "CLIPPING_CHANNEL_NETWORKS",
+        "",
+        "private networks channel URLs may reach, comma-separated CIDRs (a self-hosted ntfy "
+        "on your LAN; tests use 127.0.0.1/32; empty: public addresses only)",
+    )
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        self.networks()  # a bad CIDR fails at start-up, naming the variable
+
+    def networks(self) -> tuple[str, ...]:
+        """Return the networks of CLIPPING_CHANNEL_NETWORKS."""
+        return parse_networks("CLIPPING_CHANNEL_NETWORKS", self.allowed_networks)
+
+
+SECTIONS: tuple[type[Settings], ...] = (ClippingSettings, ChannelSettings)
 
 
 def clipping_settings() -> ClippingSettings:
     """Return the clipping settings in effect now."""
     return ClippingSettings.load()
+
+
+def instant_limit(chosen: int | None) -> int:
+    """Return a person's instant mails per hour: their own choice, else the site's default."""
+    return chosen or clipping_settings().instant_per_hour
+
+
+def channel_settings() -> ChannelSettings:
+    """Return the notification channel settings in effect now."""
+    return ChannelSettings.load()
 
 
 # Celery reads retry options when the task is declared, so these are read once at import.

@@ -2,9 +2,10 @@
 
 A daily digest of period P holds the pending matches created before P, P being the most
 recent time the clock showed the user's digest hour in their time zone; a weekly one the
-same on their weekday. Hourly digests gather what an instant user got over the hourly limit;
-their period is the end of that hour. Every digest row is unique per (user, kind, period), so
-planners running at once agree on one.
+same on their weekday. Hourly digests gather what an instant user got over their hourly
+limit; their period is the end of that hour, or, for a person who asked for an early digest,
+the moment their chosen number of such clips were waiting (`plan_early`). Every digest row is
+unique per (user, kind, period), so planners running at once agree on one.
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ def plan_digests(now: datetime | None = None) -> list[int]:
     now = now or timezone.now()
     _release_orphans()
     _plan_hourly(now)
+    for owner_id in _early_owners(now):
+        plan_early(owner_id, now)
     _plan_periodic(now)
     lease = clipping_settings().claim_timeout
     # A digest whose last attempt failed recently is left to its task's backoff.
@@ -77,6 +80,51 @@ def _plan_hourly(now: datetime) -> None:
             owner_id=owner_id, digest__isnull=True, deferred_until=hour_end
         )
         _attach(owner_id, Digest.Kind.HOURLY, hour_end, matches)
+
+
+def plan_early(owner_id: int, now: datetime | None = None) -> int | None:
+    """Give an owner an early digest if the clips over their limit reached their number.
+
+    Only for people who chose an early digest (`User.OverLimit.BATCH`); returns the id of the
+    digest to send now, or None. The owner's row lock keeps two workers from both making one.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        owner = (
+            User.objects.select_for_update()
+            .filter(id=owner_id, over_limit=User.OverLimit.BATCH)
+            .only("id", "over_limit_batch")
+            .first()
+        )
+        if owner is None:
+            return None
+        waiting = _over_limit(now).filter(owner_id=owner_id)
+        if waiting.count() < owner.over_limit_batch:
+            return None
+        digest, _ = Digest.objects.get_or_create(
+            user_id=owner_id, kind=Digest.Kind.HOURLY, period=now.replace(microsecond=0)
+        )
+        if digest.status != Digest.Status.PENDING or digest.claimed_at is not None:
+            return None
+        waiting.update(digest=digest)
+    return digest.id
+
+
+def _over_limit(now: datetime) -> QuerySet[Match]:
+    """Matches deferred by the hourly limit whose hour is not over yet, in no digest."""
+    return Match.objects.undelivered().filter(digest__isnull=True, deferred_until__gt=now)
+
+
+def _early_owners(now: datetime) -> list[int]:
+    """Return the owners who chose early digests and have clips over their limit waiting."""
+    owners = (
+        _over_limit(now)
+        .filter(owner__over_limit=User.OverLimit.BATCH)
+        .order_by()
+        .values_list("owner_id", flat=True)
+        .distinct()
+    )
+    return list(owners)
 
 
 def _plan_periodic(now: datetime) -> None:

@@ -19,8 +19,11 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import translation
 
-from clipping.conf import clipping_settings
+from accounts.models import User
+from clipping.conf import instant_limit
+from clipping.matching.why import describe
 from clipping.models import Digest, Match
 from clipping.safetext import one_line, safe_url
 from clipping.unsubscribe import unsubscribe_url
@@ -41,21 +44,25 @@ def instant_clip(match: Match, *, limit_notice_until: datetime | None = None) ->
         "list_name": match.keyword_list.name,
         "list_url": _absolute(match.keyword_list.get_absolute_url()),
         "limit_notice_until": _local(limit_notice_until, user.time_zone),
-        "limit": _instant_limit(),
+        "limit": _instant_limit(user),
         "unsubscribe_url": unsubscribe_url(user.id, match.keyword_list_id),
-        "unsubscribe_what": f"mail for “{match.keyword_list.name}”",
     }
     return _send(
-        "instant-clip", context, match.owner.email, context["unsubscribe_url"], f"match-{match.id}"
+        "instant-clip",
+        context,
+        match.owner.email,
+        context["unsubscribe_url"],
+        f"match-{match.id}",
+        language=user.language,
     )
 
 
 def digest(digest: Digest, matches: list[Match]) -> str:
     """Mail a digest of matches, grouped by list, and return the Message-ID."""
     user = digest.user
-    ordered = sorted(
-        matches, key=lambda m: (m.keyword_list.name.lower(), m.keyword_list_id, m.created_at)
-    )
+    # Lists by name; within a list, newest found first, as on the personal page.
+    ordered = sorted(matches, key=lambda m: (m.found_at, m.id), reverse=True)
+    ordered.sort(key=lambda m: (m.keyword_list.name.lower(), m.keyword_list_id))
     groups = [
         {
             "name": keyword_list.name,
@@ -67,18 +74,32 @@ def digest(digest: Digest, matches: list[Match]) -> str:
     context = {
         "digest": digest,
         "hourly": digest.kind == Digest.Kind.HOURLY,
-        "limit": _instant_limit(),
+        "limit": _instant_limit(user),
         "period": _local(digest.period, user.time_zone),
         "groups": groups,
         "count": len(matches),
         "unsubscribe_url": unsubscribe_url(user.id, None),
-        "unsubscribe_what": "all mail from us",
     }
-    return _send("digest", context, user.email, context["unsubscribe_url"], f"digest-{digest.id}")
+    return _send(
+        "digest",
+        context,
+        user.email,
+        context["unsubscribe_url"],
+        f"digest-{digest.id}",
+        language=user.language,
+    )
 
 
-def _send(name: str, context: dict[str, object], to: str, unsubscribe: str, key: str) -> str:
-    """Render and send one mail; return its Message-ID."""
+def _send(
+    name: str,
+    context: dict[str, object],
+    to: str,
+    unsubscribe: str,
+    key: str,
+    *,
+    language: str = "",
+) -> str:
+    """Render and send one mail in its reader's language; return its Message-ID."""
     context = {
         **context,
         "site_name": settings.SITE_NAME,
@@ -87,9 +108,10 @@ def _send(name: str, context: dict[str, object], to: str, unsubscribe: str, key:
         "clips_url": _absolute(reverse("clip_index")),
         "settings_url": _absolute(reverse("account_settings")),
     }
-    subject = one_line(render_to_string(f"emails/{name}-subject.txt", context), SUBJECT_LIMIT)
-    text = render_to_string(f"emails/{name}-body.txt", context)
-    html = _INLINER.inline(render_to_string(f"emails/{name}-body.html", context))
+    with translation.override(language or settings.LANGUAGE_CODE):
+        subject = one_line(render_to_string(f"emails/{name}-subject.txt", context), SUBJECT_LIMIT)
+        text = render_to_string(f"emails/{name}-body.txt", context)
+        html = _INLINER.inline(render_to_string(f"emails/{name}-body.html", context))
     message_id = f"<webclip.{key}@{urlsplit(settings.SITE_URL).hostname or 'localhost'}>"
     message = EmailMultiAlternatives(
         subject=subject,
@@ -114,10 +136,12 @@ def _item(match: Match) -> dict[str, object]:
     return {
         "title": one_line(clip.title, 300) or "(untitled)",
         "url": safe_url(clip.url),
-        "host": clip.host,
+        # Named as on the pages: the watched site's name, its host only for a clip without one.
+        "host": clip.site.name if clip.site_id else clip.host,
         "summary": match.summary,
         "spans": match.spans,
         "seen_at": clip.shown_at,
+        "why": "; ".join(describe(reason) for reason in match.reasons or []),
     }
 
 
@@ -134,5 +158,5 @@ def _local(moment: datetime | None, time_zone: str) -> datetime | None:
         return moment
 
 
-def _instant_limit() -> int:
-    return clipping_settings().instant_per_hour
+def _instant_limit(user: User) -> int:
+    return instant_limit(user.instant_mails_per_hour)

@@ -7,22 +7,31 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.syndication.views import Feed
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet
-from django.http import HttpRequest
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery
+from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.feedgenerator import Atom1Feed
+from django.utils.translation import gettext as _
+from django.utils.translation import override
 
 from accounts.models import User
 from clipping.conf import clipping_settings
-from clipping.models import Clip, Match
+from clipping.matching.why import describe
+from clipping.models import Clip, KeywordList, Match
 from clipping.safetext import highlight_html, one_line, output_safe, safe_url
+
+LIST_FEED_SALT = "clipping.feeds.list_feed_token"
 
 
 def clips_with_my_matches(user: User, keyword_list: object | None = None) -> QuerySet[Clip]:
-    """Return the user's clips (of one of their lists if given), newest first.
+    """Return the user's clips (of one of their lists if given), newest found first.
 
-    Each clip carries `my_matches`: all of the user's matches of it, whichever list.
+    A clip's time is when the user's lists found it (Match.found_at: a backfill's matches
+    carry their page's publication time), the latest of its matches when several lists
+    found it; each clip carries it as `found_at`, and `my_matches`: all of the user's
+    matches of it, whichever list, first made first.
     """
     mine = Match.objects.filter(owner=user).select_related("keyword_list").order_by("id")
     if keyword_list is not None:
@@ -30,13 +39,14 @@ def clips_with_my_matches(user: User, keyword_list: object | None = None) -> Que
             return Clip.objects.none()
         # The list alone: "owner and list" reads as rarer than it is (a list's matches are all
         # its owner's), and the planner would then sort every clip of the list.
-        clips = Clip.objects.filter(
-            Exists(Match.objects.filter(clip=OuterRef("pk"), keyword_list=keyword_list))
-        )
+        matches = Match.objects.filter(clip=OuterRef("pk"), keyword_list=keyword_list)
     else:
-        clips = Clip.objects.for_owner(user)
+        matches = Match.objects.filter(clip=OuterRef("pk"), owner=user)
+    found = matches.order_by("-found_at").values("found_at")[:1]
     return (
-        clips.newest_first()
+        Clip.objects.filter(Exists(matches))
+        .annotate(found_at=Subquery(found))
+        .order_by("-found_at", "-id")
         .select_related("site")
         .prefetch_related(Prefetch("matches", queryset=mine, to_attr="my_matches"))
     )
@@ -57,18 +67,43 @@ def _safe(values: dict[str, object]) -> dict[str, object]:
 
 
 class ClipFeed(Feed):
-    """The newest clips of one user: title, link, highlighted summary, list names."""
+    """The newest clips of one user: title, link, highlighted summary, list names.
+
+    Valid Atom (RFC 4287): the feed's id, updated and author (this service), and each entry's
+    author (the site the article is from).
+    """
 
     feed_type = SafeAtomFeed
 
+    def __call__(self, request: HttpRequest, *args: object, **kwargs: object):  # noqa: ANN204
+        # A feed reader sends no language: the feed speaks its owner's.
+        obj = self.get_object(request, *args, **kwargs)
+        request.feed_object = obj  # type: ignore[attr-defined]  (read once, see get_object)
+        with override(self._owner(obj).language or settings.LANGUAGE_CODE):
+            return super().__call__(request, *args, **kwargs)
+
+    def _owner(self, obj: object) -> User:
+        return obj  # type: ignore[return-value]
+
     def get_object(self, request: HttpRequest, token: str) -> User:
+        if hasattr(request, "feed_object"):
+            return request.feed_object
         return get_object_or_404(User, feed_token=token, is_active=True)
 
     def title(self, user: User) -> str:
-        return f"{settings.SITE_NAME}: my clips"
+        return _("%(site)s: my clips") % {"site": settings.SITE_NAME}
 
     def subtitle(self, user: User) -> str:
-        return "Articles that matched your keyword lists."
+        return _("Articles that matched your keyword lists.")
+
+    def author_name(self) -> str:
+        return settings.SITE_NAME
+
+    def author_link(self) -> str:
+        return settings.SITE_URL + "/"
+
+    def item_author_name(self, clip: Clip) -> str:
+        return clip.site.name if clip.site_id else clip.host
 
     def link(self, user: User) -> str:
         return reverse("clip_index")
@@ -81,13 +116,22 @@ class ClipFeed(Feed):
 
     def item_title(self, clip: Clip) -> str:
         # Atom titles are plain text; the feed generator escapes it as XML.
-        return one_line(clip.title, 300) or "(untitled)"
+        return one_line(clip.title, 300) or _("(untitled)")
 
     def item_description(self, clip: Clip) -> str:
         match = clip.my_matches[0]  # type: ignore[attr-defined]
         lists = ", ".join(sorted({m.keyword_list.name for m in clip.my_matches}))  # type: ignore[attr-defined]
-        source = f"{clip.host} · {lists}"
-        return f"<p>{highlight_html(match.summary, match.spans)}</p><p><small>{highlight_html(source, [])}</small></p>"
+        source = f"{self.item_author_name(clip)} · {lists}"
+        why = "; ".join(describe(reason) for reason in match.reasons or [])
+        why_html = (
+            f"<p><small>{highlight_html(_('Why: %(why)s') % {'why': why}, [])}</small></p>"
+            if why
+            else ""
+        )
+        return (
+            f"<p>{highlight_html(match.summary, match.spans)}</p>{why_html}"
+            f"<p><small>{highlight_html(source, [])}</small></p>"
+        )
 
     def item_link(self, clip: Clip) -> str:
         return safe_url(clip.url) or settings.SITE_URL + reverse("clip_index")
@@ -102,4 +146,61 @@ class ClipFeed(Feed):
         return clip.shown_at
 
     def item_updateddate(self, clip: Clip) -> datetime:
-        return clip.shown_at
+        # When the user's lists found it: the order the feed is in, as on the personal page.
+        return clip.found_at  # type: ignore[attr-defined]
+
+
+def list_feed_token(keyword_list: KeywordList) -> str:
+    """Return the secret of one list's feed URL."""
+    # Derived from the owner's feed token: a new personal feed address revokes every list's
+    # too, and one list's URL reveals neither the personal feed nor another list's.
+    owner_token = keyword_list.owner.feed_token  # type: ignore[attr-defined]
+    mac = salted_hmac(LIST_FEED_SALT, f"{owner_token}:{keyword_list.pk}", algorithm="sha256")
+    return mac.hexdigest()[:32]
+
+
+def list_feed_url(keyword_list: KeywordList) -> str:
+    """Return the absolute URL of one list's feed."""
+    path = reverse("list_feed", args=[keyword_list.pk, list_feed_token(keyword_list)])
+    return settings.SITE_URL + path
+
+
+class ListFeed(ClipFeed):
+    """The newest clips of one keyword list, at a secret URL of its own."""
+
+    def get_object(self, request: HttpRequest, pk: int, token: str) -> KeywordList:  # type: ignore[override]
+        if hasattr(request, "feed_object"):
+            return request.feed_object
+        keyword_list = get_object_or_404(
+            KeywordList.objects.select_related("owner"), pk=pk, owner__is_active=True
+        )
+        if not constant_time_compare(token, list_feed_token(keyword_list)):
+            raise Http404("No such feed.")
+        return keyword_list
+
+    def _owner(self, obj: object) -> User:
+        return obj.owner  # type: ignore[attr-defined]
+
+    def title(self, keyword_list: KeywordList) -> str:  # type: ignore[override]
+        return f"{settings.SITE_NAME}: {keyword_list.name}"
+
+    def subtitle(self, keyword_list: KeywordList) -> str:  # type: ignore[override]
+        return _("Articles that matched the keyword list “%(name)s”.") % {"name": keyword_list.name}
+
+    def link(self, keyword_list: KeywordList) -> str:  # type: ignore[override]
+        return reverse("list_detail", args=[keyword_list.pk])
+
+    def feed_url(self, keyword_list: KeywordList) -> str:  # type: ignore[override]
+        return reverse("list_feed", args=[keyword_list.pk, list_feed_token(keyword_list)])
+
+    def items(self, keyword_list: KeywordList) -> list[Clip]:  # type: ignore[override]
+        owner = keyword_list.owner  # type: ignore[attr-defined]
+        clips = list(
+            clips_with_my_matches(owner, keyword_list=keyword_list)[
+                : clipping_settings().feed_items
+            ]
+        )
+        for clip in clips:
+            # This list's match first: its summary and reasons are the ones the entry shows.
+            clip.my_matches.sort(key=lambda match: match.keyword_list_id != keyword_list.pk)  # type: ignore[attr-defined]
+        return clips

@@ -1,4 +1,5 @@
 from django import forms
+from django.utils.translation import gettext_lazy as _
 
 from clipping.models import LANGUAGE_CHOICES, KeywordList
 from clipping.terms import TermSyntaxError, parse_terms
@@ -11,7 +12,8 @@ class KeywordListForm(forms.ModelForm):
         max_length=8,
         initial="en",
         widget=forms.Select(choices=LANGUAGE_CHOICES),
-        help_text="Words are matched by their stems in this language.",
+        label=_("Language"),
+        help_text=_("Words are matched by their stems in this language."),
     )
 
     class Meta:
@@ -26,11 +28,26 @@ class KeywordListForm(forms.ModelForm):
             "mail_enabled",
         ]
         widgets = {"terms": forms.Textarea(attrs={"rows": 8, "spellcheck": "false"})}
+        labels = {
+            "name": _("Name"),
+            "terms": _("Terms"),
+            "use_synonyms": _("Match synonyms"),
+            "match_all": _("Require every term"),
+            "active": _("Active"),
+            "mail_enabled": _("Send mail"),
+        }
         help_texts = {
-            "terms": 'One term per line: a word, several words, a "quoted phrase", -exclusion'
-            " or site:example.com.",
-            "use_synonyms": "Also match WordNet synonyms of unquoted terms (English lists).",
-            "match_all": "A clip must contain every term, not only one of them.",
+            "terms": _(
+                'One term per line: a word, several words, a "quoted phrase", -exclusion'
+                " or site:example.com."
+            ),
+            "use_synonyms": _(
+                "Also match WordNet synonyms of unquoted terms, in the senses they"
+                " most likely mean (English lists); the list page lets you switch each on or off."
+            ),
+            "match_all": _("A clip must contain every term, not only one of them."),
+            "active": _("Inactive lists match nothing and send nothing."),
+            "mail_enabled": _("Mail me this list's clips (they always appear on my page)."),
         }
 
     def __init__(self, *args: object, owner: object, **kwargs: object) -> None:
@@ -40,7 +57,10 @@ class KeywordListForm(forms.ModelForm):
     def clean_language(self) -> str:
         language = self.cleaned_data["language"].strip().lower()
         if language not in _LANGUAGES:
-            raise forms.ValidationError(f"Unknown language {language!r}. Choose one from the list.")
+            raise forms.ValidationError(
+                _("Unknown language %(language)r. Choose one from the list."),
+                params={"language": language},
+            )
         return language
 
     def clean_terms(self) -> str:
@@ -57,9 +77,15 @@ class KeywordListForm(forms.ModelForm):
         if self.instance.pk:
             clash = clash.exclude(pk=self.instance.pk)
         if clash.exists():
-            raise forms.ValidationError("You already have a list with this name.")
+            raise forms.ValidationError(_("You already have a list with this name."))
         return name
 
     def save(self, commit: bool = True) -> KeywordList:
         self.instance.owner = self.owner
+        # Synonym switches belong to term lines: a line edited away takes its switches along.
+        lines = set(self.instance.term_lines())
+        choices = self.instance.synonym_choices or {}
+        self.instance.synonym_choices = {
+            line: own for line, own in choices.items() if line in lines
+        }
         return super().save(commit=commit)

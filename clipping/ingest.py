@@ -18,26 +18,40 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef
+from django.utils import timezone
 
-from analyzer import AnalyzerError, InfoArea, PageAnalysis, analyze, summarize
+from analyzer import AnalyzerError, InfoArea, PageAnalysis, summarize
 from analyzer.text import sentence_spans, tokenize
 from clipping import neardup
+from clipping.articles import not_an_article
 from clipping.conf import clipping_settings
 from clipping.models import Clip, KeywordList, Match, SeenText
 from clipping.pubdate import published_time
+from clipping.reasons import record_reasons
 from clipping.safetext import one_line
-from crawler.models import PageVersion
+from crawler.extract.page import analyze_page
+from crawler.models import PageVersion, Site
 
 if TYPE_CHECKING:
     from clipping.matching import KeywordIndex, MatchedSpan
 
 TITLE_LIMIT = 300
+# How long an informational version may wait for its ingest before the sweep queues it again
+# (a long queue delays ingests too: a version queued twice costs one query), and how far back
+# the sweep looks.
+INGEST_STALLED_AFTER = timedelta(minutes=10)
+INGEST_LOOKBACK = timedelta(days=1)
+STALLED_BATCH_LIMIT = 5000
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -57,10 +71,67 @@ def ingest_version(version_id: int, *, index: KeywordIndex | None = None) -> Ing
     version = PageVersion.objects.select_related("page__site").filter(id=version_id).first()
     if version is None:
         return IngestResult(skipped="The page version no longer exists.")
+    # A replayed hand-on (a crawl taken over after a crash) costs one query, not an analysis.
+    if SeenText.objects.filter(page_id=version.page_id, checked_id__gte=version.id).exists():
+        return IngestResult(skipped="This version or a newer one was looked at already.")
     analysis, why_not = analysis_of(version)
     if analysis is None:
-        return IngestResult(skipped=why_not)
+        return checked(version, IngestResult(skipped=why_not))
     return ingest(version, analysis, index=index)
+
+
+def checked(version: PageVersion, result: IngestResult) -> IngestResult:
+    """Record that `version` was looked at and left, so no sweep hands it on again."""
+    SeenText.objects.get_or_create(page_id=version.page_id)
+    SeenText.objects.filter(page_id=version.page_id, checked_id__lt=version.id).update(
+        checked_id=version.id
+    )
+    return result
+
+
+def stalled_versions(now: datetime | None = None) -> list[int]:
+    """Return the ids of recent informational versions that nobody looked at, to ingest again.
+
+    A crawl's hand-on can be lost after its versions were committed: the worker died between
+    taking the ingest task off the broker and recording it, or the task failed as a whole.
+    A version is stalled once it waited INGEST_STALLED_AFTER; versions older than
+    INGEST_LOOKBACK are left (their pages' next versions are ingested in any case).
+    """
+    now = now or timezone.now()
+    looked_at = SeenText.objects.filter(page_id=OuterRef("page_id"), checked_id__gte=OuterRef("id"))
+    stalled = PageVersion.objects.filter(
+        has_information=True,
+        fetched_at__gte=now - INGEST_LOOKBACK,
+        fetched_at__lt=now - INGEST_STALLED_AFTER,
+    ).exclude(Exists(looked_at))
+    return list(stalled.order_by("id").values_list("id", flat=True)[:STALLED_BATCH_LIMIT])
+
+
+def ingest_versions(version_ids: list[int]) -> IngestResult:
+    """Ingest several versions, each in its own transaction; return the totals.
+
+    A version that fails is logged and left (its page's next version is ingested anyway);
+    the others still count, so their matches are mailed.
+    """
+    index = keyword_index()
+    total = IngestResult()
+    reasons: list[str] = []
+    for version_id in version_ids:
+        try:
+            result = ingest_version(version_id, index=index)
+        except Exception:
+            logger.exception("Ingesting PageVersion %s failed.", version_id)
+            reasons.append(f"PageVersion {version_id} failed.")
+            continue
+        total.clips += result.clips
+        total.matches += result.matches
+        total.duplicates += result.duplicates
+        total.repeats += result.repeats
+        total.match_ids.extend(result.match_ids)
+        if result.skipped:
+            reasons.append(result.skipped)
+    total.skipped = "; ".join(dict.fromkeys(reasons))
+    return total
 
 
 def analysis_of(version: PageVersion) -> tuple[PageAnalysis | None, str]:
@@ -69,7 +140,7 @@ def analysis_of(version: PageVersion) -> tuple[PageAnalysis | None, str]:
     if body is None:
         return None, "The body was pruned."
     try:
-        return analyze(body, version.page.url, declared_encoding=version.encoding or None), ""
+        return analyze_page(body, version.page.url, version.encoding or None), ""
     except AnalyzerError as exc:
         return None, f"Not analysable: {exc}"
 
@@ -84,8 +155,11 @@ def ingest(
     page_version: PageVersion, analysis: PageAnalysis, *, index: KeywordIndex | None = None
 ) -> IngestResult:
     """Write the clips and matches of the new text of one analysed page version."""
-    index = index if index is not None else keyword_index()
     page = page_version.page
+    not_article = not_an_article(page.url, analysis, page.site_id)
+    if not_article:
+        return checked(page_version, IngestResult(skipped=not_article))
+    index = index if index is not None else keyword_index()
     result = IngestResult()
     with transaction.atomic():
         SeenText.objects.get_or_create(page=page)
@@ -116,7 +190,9 @@ def ingest(
                 )
         seen.remember(digests)
         seen.version_id = max(seen.version_id, page_version.id)
+        seen.checked_id = max(seen.checked_id, page_version.id)
         seen.save()
+        record_reasons(result.match_ids)
     return result
 
 
@@ -176,6 +252,7 @@ def clip_area(
     not from the publication time the page declares.
     """
     owners = dict(KeywordList.objects.active().filter(id__in=found).values_list("id", "owner_id"))
+    owners = audience_only(owners, version.page.site_id)
     if not owners:
         return
     lists = sorted(owners)
@@ -186,6 +263,14 @@ def clip_area(
         _write_match(
             clip, list_id, owners[list_id], found[list_id], (area.text, analysis.language), result
         )
+
+
+def audience_only(owners: dict[int, int], site_id: int | None) -> dict[int, int]:
+    """Keep the lists whose owners may see the site: a person's private site is theirs alone."""
+    audience = Site.objects.audience(site_id)
+    if audience is None:
+        return owners
+    return {list_id: owner for list_id, owner in owners.items() if owner in audience}
 
 
 def _write_clip(

@@ -3,7 +3,9 @@
 Never twice: a match (or digest) is claimed with a conditional UPDATE, and the claim's
 timestamp is its token; a claim older than CLIPPING_CLAIM_TIMEOUT counts as abandoned (its
 worker died mid-send) and may be taken over. Every attempt is a Delivery row, written as
-"sending" before the backend is called and marked sent or failed after.
+"sending" before the backend is called and marked sent or failed after; marking it sent and
+settling its match (or digest) is one transaction, so a worker dying once the server's reply
+is recorded leaves nothing to send again.
 
 The one accepted duplicate: a worker that dies after the server accepted a message but before
 it recorded the reply leaves a "sending" row. After the lease the match is sent again and the
@@ -32,7 +34,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from clipping import emails
-from clipping.conf import SEND_RETRY_BACKOFF_MAX, clipping_settings
+from clipping.conf import SEND_RETRY_BACKOFF_MAX, clipping_settings, instant_limit
 from clipping.models import Delivery, Digest, KeywordList, Match, Suppression
 
 logger = logging.getLogger(__name__)
@@ -144,8 +146,9 @@ def deliver_match(match_id: int) -> Outcome:
         message_id = emails.instant_clip(match, limit_notice_until=notice_until)
     except Exception as exc:
         return _failed(delivery, exc, Match.objects.filter(id=match.id), claim, [match.id])
-    delivery.succeed(message_id)
-    _settle_matches([match.id], Match.MailStatus.SENT, delivery=delivery)
+    with transaction.atomic():  # a worker dying in between would leave the match to resend
+        delivery.succeed(message_id)
+        _settle_matches([match.id], Match.MailStatus.SENT, delivery=delivery)
     return Outcome.SENT
 
 
@@ -190,10 +193,24 @@ def deliver_digest(digest_id: int) -> Outcome:
         message_id = emails.digest(digest, matches)
     except Exception as exc:
         return _failed(delivery, exc, Digest.objects.filter(id=digest.id), claim, ids, digest)
-    delivery.succeed(message_id)
-    _settle_matches(ids, Match.MailStatus.SENT, delivery=delivery)
-    _settle_digest(digest, Digest.Status.SENT)
+    with transaction.atomic():
+        delivery.succeed(message_id)
+        _settle_matches(ids, Match.MailStatus.SENT, delivery=delivery)
+        _settle_digest(digest, Digest.Status.SENT)
     return Outcome.SENT
+
+
+def owner_of(match_id: int) -> int | None:
+    """Return the id of a match's owner (None if the match is gone)."""
+    return Match.objects.filter(id=match_id).values_list("owner_id", flat=True).first()
+
+
+def waiting_matches(*version_ids: int) -> list[int]:
+    """Return the ids of the page versions' matches that nobody sends or sent yet."""
+    waiting = Match.objects.undelivered().filter(
+        clip__page_version_id__in=version_ids, claimed_at__isnull=True
+    )
+    return list(waiting.order_by("id").values_list("id", flat=True))
 
 
 def stalled_matches(now: datetime | None = None) -> list[int]:
@@ -242,23 +259,26 @@ def clock_hour(moment: datetime, time_zone: str) -> tuple[datetime, datetime]:
 def _reserve(match: Match) -> tuple[Delivery | None, datetime | None]:
     """Count the owner's instant mails this hour; reserve a send, or defer the match.
 
-    Returns the Delivery to send under, and the end of the hour when this is the last
-    instant mail the limit allows (the mail says so). Over the limit, the match waits for
-    the hourly digest and (None, None) is returned.
+    The limit is the owner's choice (`instant_limit`). Returns the Delivery to send under,
+    and the end of the hour when this is the last instant mail the limit allows (the mail
+    says so). Over the limit the first clip of each list in the hour still goes at once;
+    any other match waits for a digest (`clipping.digests`: at the end of the hour, or
+    earlier once the owner's chosen number of clips wait) and (None, None) is returned.
     """
     user = match.owner
-    limit = clipping_settings().instant_per_hour
+    limit = instant_limit(user.instant_mails_per_hour)
     start, end = clock_hour(timezone.now(), user.time_zone)
     with transaction.atomic():
         # The user's row lock makes counting and reserving one step for concurrent workers.
         User.objects.select_for_update().filter(id=user.id).exists()
-        used = Delivery.objects.filter(
+        this_hour = Delivery.objects.filter(
             user=user,
             kind=Delivery.Kind.INSTANT,
             created_at__gte=start,
             status__in=[Delivery.Status.SENDING, Delivery.Status.SENT],
-        ).count()
-        if used >= limit:
+        )
+        used = this_hour.count()
+        if used >= limit and this_hour.filter(match__keyword_list=match.keyword_list_id).exists():
             Match.objects.filter(id=match.id).update(deferred_until=end, claimed_at=None)
             return None, None
         delivery = Delivery.objects.create(

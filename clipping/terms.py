@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import regex
 
-from analyzer.text import stopwords, synonyms, tokenize
+from analyzer.text import tokenize
 
 MAX_TERMS = 100
 MAX_TERM_LENGTH = 100
@@ -127,34 +127,3 @@ def normalize_host(host: str) -> str:
 def host_within(host: str, site: str) -> bool:
     """Return True if a normalised host is the site or one of its subdomains."""
     return host == site or host.endswith("." + site)
-
-
-def describe_expansions(
-    terms: list[Term], language: str = "en", use_synonyms: bool = True
-) -> list[tuple[str, list[str]]]:
-    """Return (term, synonyms it also matches) for every term that is not a site: line.
-
-    The synonyms are exactly those the index matches (see synonyms_of). Quoted phrases
-    match exactly, so they never expand; other forms of a word (its Snowball stem) are
-    matched too, which the list page says once for all terms.
-    """
-    described = []
-    for term in terms:
-        if term.is_site:
-            continue
-        extra = [] if term.phrase or not use_synonyms else synonyms_of(term.words, language)
-        described.append((term.raw, extra))
-    return described
-
-
-def synonyms_of(words: tuple[str, ...], language: str) -> list[str]:
-    """Return the WordNet synonyms an unquoted term also matches, most common sense first."""
-    common = stopwords(language)
-    found = []
-    for name in synonyms(" ".join(words), language):
-        name_words = tokenize(name)
-        # WordNet lists symbols and abbreviations ("in" for Indiana, "as" for arsenic):
-        # made only of stop words, they would match nearly every page.
-        if name_words and not all(word in common for word in name_words):
-            found.append(name)
-    return found

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core import signing
 from django.db import transaction
 from django.urls import reverse
+from django.utils.translation import gettext
 
 from accounts.models import User
 from clipping.models import KeywordList, Match
@@ -32,8 +33,8 @@ class Target:
 
     def describe(self) -> str:
         if self.keyword_list is None:
-            return "all mail from us"
-        return f"mail for your list “{self.keyword_list.name}”"
+            return gettext("all mail from us")
+        return gettext("mail for your list “%(name)s”") % {"name": self.keyword_list.name}
 
 
 def make_token(user_id: int, list_id: int | None = None) -> str:

@@ -8,24 +8,28 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.files.uploadedfile import UploadedFile
 from django.db import connection
 from django.db.models import BooleanField, Exists, OuterRef, Q, QuerySet
 from django.db.models.expressions import RawSQL
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
-from clipping import backfill, tasks
+from analyzer.text.wordnet import has_thesaurus
+from clipping import backfill, exchange, tasks
 from clipping import unsubscribe as unsubscribing
 from clipping.conf import clipping_settings
 from clipping.feeds import clips_with_my_matches
 from clipping.forms import KeywordListForm
+from clipping.matching.synonyms import changed_choices, list_synonyms
 from clipping.models import Clip, KeywordList, Match
-from clipping.terms import describe_expansions, parse_terms
+from clipping.terms import parse_terms
 from crawler.models import Site
 
 DASHBOARD_CLIPS = 5
@@ -99,7 +103,7 @@ def list_create(request: HttpRequest) -> HttpResponse:
         keyword_list = form.save()
         if backfill.needs_backfill(None, keyword_list):
             tasks.request_backfill(keyword_list.id)
-        messages.success(request, f"List “{keyword_list.name}” created.")
+        messages.success(request, _("List “%(name)s” created.") % {"name": keyword_list.name})
         return redirect(keyword_list)
     return render(request, "clipping/list_form.html", {"form": form, "creating": True})
 
@@ -111,11 +115,39 @@ def _own_list(request: HttpRequest, pk: int) -> KeywordList:
 @login_required
 def list_detail(request: HttpRequest, pk: int) -> HttpResponse:
     keyword_list = _own_list(request, pk)
-    expansions = describe_expansions(
-        parse_terms(keyword_list.terms), keyword_list.language, keyword_list.use_synonyms
-    )
-    return render(
-        request, "clipping/list_detail.html", {"list": keyword_list, "expansions": expansions}
+    terms = _term_synonyms(keyword_list)
+    context = {
+        "list": keyword_list,
+        "terms": terms,
+        "switches": any(term.groups for term in terms),
+        "thesaurus": has_thesaurus(keyword_list.language),
+    }
+    return render(request, "clipping/list_detail.html", context)
+
+
+@login_required
+@require_POST
+def list_synonyms_save(request: HttpRequest, pk: int) -> HttpResponse:
+    """Store the synonym switches of the list page's form: a switch not submitted is off."""
+    keyword_list = _own_list(request, pk)
+    before = backfill.matching_state(keyword_list)
+    switched_on = set(request.POST.getlist("on"))
+    described = _term_synonyms(keyword_list, use_choices=False)
+    keyword_list.synonym_choices = changed_choices(described, switched_on)
+    keyword_list.save(update_fields=["synonym_choices", "updated_at"])
+    if backfill.needs_backfill(before, keyword_list):
+        tasks.request_backfill(keyword_list.id)
+    messages.success(request, _("Synonyms saved."))
+    return redirect(keyword_list)
+
+
+def _term_synonyms(keyword_list: KeywordList, *, use_choices: bool = True) -> list:
+    """Return the list's terms with their synonyms grouped by sense (see list_synonyms)."""
+    return list_synonyms(
+        parse_terms(keyword_list.terms),
+        keyword_list.language,
+        keyword_list.use_synonyms,
+        keyword_list.synonym_choices if use_choices else None,
     )
 
 
@@ -128,7 +160,7 @@ def list_edit(request: HttpRequest, pk: int) -> HttpResponse:
         form.save()
         if backfill.needs_backfill(before, keyword_list):
             tasks.request_backfill(keyword_list.id)
-        messages.success(request, f"List “{keyword_list.name}” saved.")
+        messages.success(request, _("List “%(name)s” saved.") % {"name": keyword_list.name})
         return redirect(keyword_list)
     return render(
         request, "clipping/list_form.html", {"form": form, "list": keyword_list, "creating": False}
@@ -141,7 +173,7 @@ def list_delete(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         name = keyword_list.name
         keyword_list.delete()
-        messages.success(request, f"List “{name}” deleted.")
+        messages.success(request, _("List “%(name)s” deleted.") % {"name": name})
         return redirect("list_index")
     return render(request, "clipping/list_confirm_delete.html", {"list": keyword_list})
 
@@ -197,7 +229,7 @@ def clip_mark_read(request: HttpRequest, pk: int) -> HttpResponse:
 def clip_mark_all_read(request: HttpRequest) -> HttpResponse:
     """Mark every clip of mine read."""
     Match.objects.owned_by(request.user).unread().update(read_at=timezone.now())
-    messages.success(request, "All clips are marked read.")
+    messages.success(request, _("All clips are marked read."))
     return _back(request)
 
 
@@ -257,3 +289,101 @@ def _back(request: HttpRequest) -> HttpResponse:
     ):
         return redirect(target)
     return redirect("clip_index")
+
+
+# --- Import and export: lists as JSON or CSV, sites as OPML, the whole account as JSON -------
+
+UPLOAD_MAX_BYTES = 2 * 1024 * 1024
+
+
+@login_required
+def lists_export(request: HttpRequest, fmt: str) -> HttpResponse:
+    """Download my keyword lists as JSON or CSV."""
+    lists = KeywordList.objects.owned_by(request.user)
+    if fmt == "json":
+        body, content_type = exchange.lists_json(lists), "application/json"
+    elif fmt == "csv":
+        body, content_type = exchange.lists_csv(lists), "text/csv; charset=utf-8"
+    else:
+        raise Http404("No such format.")
+    return _download(body, content_type, f"keyword-lists.{fmt}")
+
+
+@login_required
+@require_POST
+def lists_import(request: HttpRequest) -> HttpResponse:
+    """Create or update my lists from an uploaded JSON or CSV file."""
+    upload = _upload(request)
+    if upload is None:
+        return redirect("list_index")
+    try:
+        records = exchange.read_lists(upload.read(), upload.name or "")
+    except exchange.ExchangeError as exc:
+        messages.error(request, f"Nothing was imported: {exc}")
+        return redirect("list_index")
+    report = exchange.import_lists(request.user, records)
+    for list_id in report.to_backfill:
+        tasks.request_backfill(list_id)
+    counts = f"{len(report.created)} created, {len(report.updated)} updated, {len(report.unchanged)} unchanged"
+    messages.success(request, f"Lists imported: {counts}.")
+    for name, error in report.failed:
+        messages.error(request, f"List “{name}” was not imported: {error}")
+    return redirect("list_index")
+
+
+@login_required
+def sites_export(request: HttpRequest) -> HttpResponse:
+    """Download the sites my clips come from as OPML."""
+    body = exchange.sites_opml(request.user, f"{settings.SITE_NAME}: my sites")
+    return _download(body, "text/x-opml; charset=utf-8", "sites.opml")
+
+
+@login_required
+@require_POST
+def sites_import(request: HttpRequest) -> HttpResponse:
+    """Read a feed reader's OPML export; show its feeds, to follow or add the ones chosen."""
+    upload = _upload(request)
+    if upload is None:
+        return redirect("list_index")
+    try:
+        feeds = exchange.read_opml(upload.read())
+    except exchange.ExchangeError as exc:
+        messages.error(request, f"Nothing was imported: {exc}")
+        return redirect("list_index")
+    rows = exchange.feed_rows(request.user, feeds)
+    return render(request, "clipping/opml_import.html", {"rows": rows})
+
+
+@login_required
+@require_POST
+def sites_import_follow(request: HttpRequest) -> HttpResponse:
+    """Follow or add the sites of the feeds chosen on the OPML page."""
+    results = exchange.follow_feeds(request.user, request.POST.getlist("url"))
+    return render(request, "clipping/opml_import.html", {"results": results})
+
+
+@login_required
+def account_export(request: HttpRequest) -> StreamingHttpResponse:
+    """Download my lists, sites and clips as one JSON document."""
+    response = StreamingHttpResponse(
+        exchange.account_document(request.user), content_type="application/json"
+    )
+    response["Content-Disposition"] = 'attachment; filename="webclip-account.json"'
+    return response
+
+
+def _upload(request: HttpRequest) -> UploadedFile | None:
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a file to import.")
+        return None
+    if upload.size > UPLOAD_MAX_BYTES:
+        messages.error(request, f"The file is larger than {UPLOAD_MAX_BYTES // 1024 // 1024} MiB.")
+        return None
+    return upload
+
+
+def _download(body: str, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response

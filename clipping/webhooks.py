@@ -2,8 +2,10 @@
 
 Anymail's views parse each ESP's events and check its shared secret (HTTP basic auth,
 ANYMAIL_WEBHOOK_SECRET, plus the ESP's own signature where it has one). Here the routes only
-exist while a secret is configured, and each event is handled once: its id is recorded under
-a unique constraint, so a replayed webhook changes nothing.
+exist while a secret is configured, and only for the ESPs whose own settings are there (a
+route whose ESP lacks its signing key or library answers 404, not a server error), and each
+event is handled once: its id is recorded under a unique constraint, so a replayed webhook
+changes nothing.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any
 from anymail import urls as anymail_urls
 from anymail.signals import AnymailTrackingEvent, EventType
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import IntegrityError, transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern
@@ -83,7 +86,12 @@ def _secret_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
     def guarded(request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
         if not webhook_secret_configured():
             raise Http404("Tracking webhooks are off until ANYMAIL_WEBHOOK_SECRET is set.")
-        return view(request, *args, **kwargs)
+        try:
+            return view(request, *args, **kwargs)
+        except ImproperlyConfigured as exc:
+            # Raised as anymail builds the view, before the request is read or checked.
+            logger.info("Refusing a webhook for an ESP that is not set up: %s", exc)
+            raise Http404("This ESP's tracking webhook is not set up.") from exc
 
     guarded.csrf_exempt = True  # type: ignore[attr-defined]  # ESPs post without a CSRF token
     return guarded

@@ -1,21 +1,32 @@
-"""Compile keyword lists into the token keys their terms match: stems, synonyms, exact phrases."""
+"""Compile keyword lists into the token keys their terms match: stems, synonyms, exact phrases.
+
+A term's own key holds the stems of its words, so every form of them matches. Synonyms
+(clipping.matching.synonyms: the senses the term most likely means, and the owner's
+switches) match by their own word forms in the exact space: a synonym's stem may be another
+word's ("authorities" and "authors" share "author"). A phrase WordNet does not hold matches
+by parts: each word by one of its forms or by a synonym of that word, in order, as one key
+per combination ("rail strike" also as "rail work stoppage(s)", "railed work stoppage" ...).
+"""
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import sys
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import NamedTuple
 
-from analyzer.text import language_code, stems, tokenize
+from analyzer.text import language_code, stems, stopwords, tokenize
+from analyzer.text.wordnet import irregular_forms, variants, word_forms
+from clipping.matching.synonyms import WHOLE, Choices, Effective, effective_synonyms
 from clipping.terms import (
     MAX_TERMS,
     NOTHING_TO_LOOK_FOR,
     Term,
     TermSyntaxError,
     parse_line,
-    synonyms_of,
 )
 
 # The space of quoted phrases (and of lists in a language without a stemmer): lower-cased
@@ -24,11 +35,16 @@ from clipping.terms import (
 EXACT = ""
 # Bump when a line compiles to different keys, or when its shared form (see shareable)
 # changes: the shared cache's keys carry it, so workers never read another version's lines.
-COMPILE_VERSION = 2
+COMPILE_VERSION = 4
 # A key is the words (or stems) of one term joined by single spaces; tokens never hold one.
 SEPARATOR = " "
 
 Key = tuple[str, str]  # (space, joined words or stems)
+# Combinations of forms and synonyms one phrase may expand to: the phrases with the fewest
+# synonyms come first, so a long phrase with many synonyms loses only its rarest variants.
+MAX_KEYS_PER_TERM = 400
+# Between a line and what its synonyms resolved to, in a line cache's key.
+RESOLVED = "\x00"
 
 
 @dataclass(frozen=True)
@@ -40,13 +56,19 @@ class ListSpec:
     terms: list[Term]
     use_synonyms: bool = True
     match_all: bool = False
+    choices: Mapping[str, Mapping[str, bool]] = field(default_factory=dict)
 
 
 class CompiledTerm(NamedTuple):
-    """One term with every key that makes it match; a phrase has exactly one."""
+    """One term with every key that makes it match; a quoted phrase has exactly one.
+
+    notes: per key, which synonyms it stands for, as "word>synonym>sense" joined by ";"
+    ("" for the term's own key): what tells a person why a clip matched.
+    """
 
     raw: str
     keys: tuple[Key, ...]
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,41 +93,152 @@ def compile_list(spec: ListSpec) -> CompiledList:
     """Turn a list's parsed terms into keys in its language, with synonyms if it wants them."""
     lines = line_cache(stem_space(spec.language), spec.use_synonyms)
     buckets: Buckets = ([], [], [], [])
-    for term in spec.terms:
-        bucket, value = _cached_line(lines, term.raw, term, spec.language, spec.use_synonyms)
+    resolved = effective_synonyms(spec.terms, spec.language, spec.use_synonyms, spec.choices)
+    for term, effective in zip(spec.terms, resolved, strict=True):
+        key = line_key(term.raw, effective)
+        bucket, value = _cached_line(lines, key, term, spec.language, effective)
         buckets[bucket].append(value)
     return _compiled(spec.id, buckets, spec.match_all)
 
 
 def compile_text(
-    list_id: int, text: str, language: str, use_synonyms: bool = True, match_all: bool = False
+    list_id: int,
+    text: str,
+    language: str,
+    use_synonyms: bool = True,
+    match_all: bool = False,
+    choices: Choices | None = None,
 ) -> CompiledList:
     """Compile a list straight from its stored text, reusing lines compiled before.
 
     The index is built from the database at start-up: popular lines recur in thousands of
-    lists, so each is parsed and compiled once per process. Raises TermSyntaxError like
+    lists, so each is parsed and compiled once per process (once per resolution of its
+    synonyms, which depends on the list's other terms). Raises TermSyntaxError like
     parse_terms for a text the list form would have refused.
     """
     lines = line_cache(stem_space(language), use_synonyms)
     buckets: Buckets = ([], [], [], [])
-    count = 0
+    frozen = _frozen(choices)
+    resolved = _resolutions.get((text, language, bool(use_synonyms), frozen))
+    if resolved is not None:
+        known = [lines.get(key) for key in resolved]
+        if None not in known:  # every line shared too: no parsing, no WordNet
+            for bucket, value in known:  # type: ignore[misc]
+                buckets[bucket].append(value)
+            return _compiled(list_id, buckets, match_all)
+    keyed = _keyed(text, language, use_synonyms, frozen)
+    for key, term, effective in keyed:
+        known = lines.get(key)
+        if known is None:
+            known = _cached_line(lines, key, term, language, effective)
+        buckets[known[0]].append(known[1])
+    if len(keyed) > MAX_TERMS:
+        raise TermSyntaxError(f"A list holds at most {MAX_TERMS} terms; this one has {len(keyed)}.")
+    if not buckets[0]:
+        raise TermSyntaxError(NOTHING_TO_LOOK_FOR if keyed else "Add at least one term.")
+    return _compiled(list_id, buckets, match_all)
+
+
+def keyed_lines(
+    text: str, language: str, use_synonyms: bool, choices: Choices | None = None
+) -> list[tuple[str, Term, Effective]]:
+    """Return (line cache key, term, its synonyms) for every line of a list's stored text.
+
+    Raises TermSyntaxError, naming the line, for a line the list form would have refused.
+    """
+    terms = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
-        if not line:
-            continue
-        count += 1
-        known = lines.get(line)
-        if known is None:
+        if line:
             try:
-                known = _cached_line(lines, line, parse_line(line), language, use_synonyms)
+                terms.append(_parsed(line))
             except TermSyntaxError as exc:
                 raise TermSyntaxError(f"Line {number}: {exc}") from None
-        buckets[known[0]].append(known[1])
-    if count > MAX_TERMS:
-        raise TermSyntaxError(f"A list holds at most {MAX_TERMS} terms; this one has {count}.")
-    if not buckets[0]:
-        raise TermSyntaxError(NOTHING_TO_LOOK_FOR if count else "Add at least one term.")
-    return _compiled(list_id, buckets, match_all)
+    resolved = effective_synonyms(terms, language, use_synonyms, choices)
+    return [
+        (sys.intern(line_key(term.raw, effective)), term, effective)
+        for term, effective in zip(terms, resolved, strict=True)
+    ]
+
+
+FrozenChoices = tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]
+# {(text, language, use_synonyms, frozen choices): its line keys} as other workers resolved
+# them (clipping.matching.shared): a new worker then needs no WordNet for those lists.
+Resolution = tuple[str, str, bool, FrozenChoices]
+_resolutions: dict[Resolution, tuple[str, ...]] = {}
+
+
+def resolution(
+    text: str, language: str, use_synonyms: bool, choices: Choices | None = None
+) -> Resolution:
+    """Return what identifies a list's resolution: its text and whatever else it depends on."""
+    return (text, language, bool(use_synonyms), _frozen(choices))
+
+
+def resolved_keys(found: Resolution) -> tuple[str, ...]:
+    """Return the line keys of a list's stored text, resolved here unless shared.
+
+    Raises TermSyntaxError as keyed_lines does.
+    """
+    known = _resolutions.get(found)
+    if known is None:
+        known = tuple(key for key, _, _ in _keyed(*found))
+    return known
+
+
+def needs_resolution(language: str, use_synonyms: bool) -> bool:
+    """Return True if a list's line keys depend on WordNet (else they are its lines)."""
+    return bool(use_synonyms) and stem_space(language) == "en"
+
+
+def shared_resolution(keys: tuple[str, ...]) -> tuple[str | None, ...]:
+    """Return a list's line keys as shared: None for a line that is its own key (most)."""
+    return tuple(key if RESOLVED in key else None for key in keys)
+
+
+def seed_resolution(found: Resolution, shared: Iterable[str | None]) -> None:
+    """Remember the line keys another worker resolved a list's text to (shared_resolution).
+
+    Raises ValueError if they do not fit the list's lines.
+    """
+    lines = [line for line in map(str.strip, found[0].splitlines()) if line]
+    keys = tuple(
+        sys.intern(line if key is None else key) for line, key in zip(lines, shared, strict=True)
+    )
+    if len(_resolutions) >= LINE_CACHE_SIZE:
+        _resolutions.clear()  # only time is lost
+    _resolutions[found] = keys
+
+
+def _frozen(choices: Choices | None) -> FrozenChoices:
+    """Return a list's synonym switches as nested tuples, for a cache key."""
+    if not choices:
+        return ()
+    return tuple(sorted((line, tuple(sorted(own.items()))) for line, own in choices.items()))
+
+
+@lru_cache(maxsize=1 << 17)
+def _keyed(
+    text: str, language: str, use_synonyms: bool, choices: FrozenChoices
+) -> list[tuple[str, Term, Effective]]:
+    """Return keyed_lines, cached: a new worker asks for every list twice (unknown_lines,
+    then compile_text). Callers must not change the list returned."""
+    own = {line: dict(switches) for line, switches in choices}
+    return keyed_lines(text, language, use_synonyms, own)
+
+
+@lru_cache(maxsize=1 << 16)
+def _parsed(line: str) -> Term:
+    """Parse a stripped line once per process: popular lines recur in thousands of lists."""
+    return parse_line(line)
+
+
+def line_key(line: str, effective: Effective) -> str:
+    """Return a line's key in a line cache: the line, and a digest of its synonyms if it has
+    any (short: a new worker reads a million keys from the shared cache)."""
+    if not effective:
+        return line
+    return line + RESOLVED + hashlib.blake2b(repr(effective).encode(), digest_size=8).hexdigest()
 
 
 # Buckets of a list being compiled: terms, exclusions, sites, excluded sites.
@@ -130,21 +263,28 @@ def line_cache(space: str, use_synonyms: bool) -> dict[str, CompiledLine]:
 
 
 def unknown_lines(
-    texts: Iterable[tuple[str, str, bool]],
+    texts: Iterable[tuple[str, str, bool] | tuple[str, str, bool, Choices | None]],
 ) -> dict[tuple[str, bool], tuple[dict[str, CompiledLine], set[str]]]:
-    """Return the lines of lists' stored texts that this process has not compiled yet.
+    """Return the line keys (see line_key) of lists' stored texts not compiled here yet.
 
-    texts are (terms, language, use_synonyms); the result maps each (space, use_synonyms)
-    to its line cache and its unknown lines. Sets do the work in C: a new worker asks this
-    for a million lines at start-up.
+    texts are (terms, language, use_synonyms[, choices]); the result maps each (space,
+    use_synonyms) to its line cache and its unknown line keys. Sets do the work in C: a new
+    worker asks this for a million lines at start-up. A text that does not parse is left
+    for compile_text to refuse.
     """
     wanted: dict[tuple[str, bool], set[str]] = {}
-    for terms, language, use_synonyms in texts:
+    for terms, language, use_synonyms, *rest in texts:
         kind = (stem_space(language), bool(use_synonyms))
         lines = wanted.get(kind)
         if lines is None:
             lines = wanted[kind] = set()
-        lines.update(map(str.strip, terms.splitlines()))
+        if not needs_resolution(language, use_synonyms):
+            lines.update(map(str.strip, terms.splitlines()))
+            continue
+        try:
+            lines.update(resolved_keys(resolution(terms, language, use_synonyms, *rest)))
+        except TermSyntaxError:
+            continue
     unknown = {}
     for kind, lines in wanted.items():
         local = line_cache(*kind)
@@ -165,8 +305,8 @@ def interned(line: CompiledLine) -> CompiledLine:
     return bucket, _interned.setdefault(value, value)
 
 
-# A compiled line as other workers get it: (bucket, host) or (bucket, term, keys).
-SharedLine = tuple[int, str] | tuple[int, str, tuple[Key, ...]]
+# A compiled line as other workers get it: (bucket, host) or (bucket, term, keys, notes).
+SharedLine = tuple[int, str] | tuple[int, str, tuple[Key, ...], tuple[str, ...]]
 _new_term = tuple.__new__  # CompiledTerm(...) runs Python code; this makes the same tuple
 
 
@@ -179,7 +319,7 @@ def shareable(line: CompiledLine) -> SharedLine:
     bucket, value = line
     if isinstance(value, str):
         return bucket, value
-    return bucket, value.raw, value.keys
+    return bucket, value.raw, value.keys, value.notes
 
 
 def from_shared(shared: SharedLine) -> CompiledLine:
@@ -196,25 +336,26 @@ def from_shared(shared: SharedLine) -> CompiledLine:
             if bucket in (2, 3) and isinstance(host, str):
                 return bucket, host
         else:
-            bucket, raw, keys = shared  # type: ignore[misc]
-            if bucket in (0, 1) and keys:
+            bucket, raw, keys, notes = shared  # type: ignore[misc]
+            if bucket in (0, 1) and keys and len(notes) in (0, len(keys)):
                 keys = tuple([(intern(space), intern(key)) for space, key in keys])
-                return interned((bucket, _new_term(CompiledTerm, (intern(raw), keys))))
+                notes = tuple(str(note) for note in notes)
+                return interned((bucket, _new_term(CompiledTerm, (intern(raw), keys, notes))))
     except (TypeError, ValueError):
         pass
     raise ValueError(f"not a shared compiled line: {shared!r:.80}")
 
 
 def _cached_line(
-    lines: dict[str, CompiledLine], line: str, term: Term, language: str, use_synonyms: bool
+    lines: dict[str, CompiledLine], line: str, term: Term, language: str, effective: Effective
 ) -> CompiledLine:
-    """Return (bucket, value) for one parsed line, compiled once per process."""
+    """Return (bucket, value) for one parsed line (keyed by line_key), compiled once."""
     known = lines.get(line)
     if known is None:
         if term.site is not None:
             known = (2 + term.exclude, term.site)
         else:
-            known = interned((int(term.exclude), compile_term(term, language, use_synonyms)))
+            known = interned((int(term.exclude), compile_term(term, language, effective)))
         if len(lines) >= LINE_CACHE_SIZE:
             lines.clear()  # crude bound; a rebuild refills it with the lines in use
         lines[line] = known
@@ -233,19 +374,86 @@ def _compiled(list_id: int, buckets: Buckets, match_all: bool) -> CompiledList:
     )
 
 
-def compile_term(term: Term, language: str, use_synonyms: bool) -> CompiledTerm:
-    """Return a term's keys: its exact words if quoted, else its stems and its synonyms'.
+def compile_term(term: Term, language: str, effective: Effective = ()) -> CompiledTerm:
+    """Return a term's keys: its exact words if quoted, else its stems, then its synonyms'.
 
-    The term's own key comes first; a synonym with the same stems adds no key.
+    effective: the synonyms it matches (clipping.matching.synonyms). The term's own key
+    comes first; a synonym key whose stems are the term's adds nothing and is left out.
     """
     if term.phrase:
         return CompiledTerm(sys.intern(term.raw), ((EXACT, _stem_key(term.words, EXACT)),))
     space = stem_space(language)
-    found = {(space, _stem_key(term.words, space)): None}
-    if use_synonyms:
-        for name in synonyms_of(term.words, space):
-            found.setdefault((space, _stem_key(tuple(tokenize(name)), space)), None)
-    return CompiledTerm(sys.intern(term.raw), tuple(found))
+    own = (space, _stem_key(term.words, space))
+    found = {own: ""}
+    keys = synonym_keys(term.words, effective)
+    if space == "en":
+        keys += irregular_keys(term.words)
+    for key, note in keys:
+        exact = (EXACT, sys.intern(key))
+        if exact not in found and _stem_key(tuple(key.split(SEPARATOR)), space) != own[1]:
+            found[exact] = sys.intern(note)
+    if len(found) == 1:
+        return CompiledTerm(sys.intern(term.raw), (own,))
+    return CompiledTerm(sys.intern(term.raw), tuple(found), tuple(found.values()))
+
+
+def synonym_keys(words: Sequence[str], effective: Effective) -> list[tuple[str, str]]:
+    """Return (exact key, note) for every form of a term's synonyms.
+
+    1. A synonym of the whole term: each of its forms.
+    2. Synonyms of single words: every sequence of the term's words where each word is one
+       of its forms or a form of one of its synonyms, with at least one synonym; those with
+       fewer synonyms first, at most MAX_KEYS_PER_TERM in all.
+    """
+    keys: list[tuple[str, str]] = []
+    whole = " ".join(words)
+    by_position: dict[int, list[tuple[str, str]]] = {}
+    for position, name, pos, sense in effective:
+        note = f"{whole if position == WHOLE else words[position]}>{name}>{sense}"
+        forms = [(SEPARATOR.join(tokenize(form)), note) for form in word_forms(name, pos)]
+        if position == WHOLE:
+            keys.extend(forms)
+        else:
+            by_position.setdefault(position, []).extend(forms)
+    if by_position:
+        common = stopwords("en")
+        choices = [
+            [(word, "")] if word in common else [(form, "") for form in variants(word)]
+            for word in words
+        ]
+        keys.extend(_combinations(choices, by_position, MAX_KEYS_PER_TERM - len(keys)))
+    return keys
+
+
+def irregular_keys(words: Sequence[str]) -> list[tuple[str, str]]:
+    """Return (exact key, "") for the irregular forms of a term's words ("struck", "gunmen"),
+    which their stems miss: every sequence with at least one of them."""
+    irregular = {
+        at: [(form, "") for form in irregular_forms(word)] for at, word in enumerate(words)
+    }
+    irregular = {at: forms for at, forms in irregular.items() if forms}
+    if not irregular:
+        return []
+    common = stopwords("en")
+    own = [[(word, "")] if word in common else [(f, "") for f in variants(word)] for word in words]
+    return _combinations(own, irregular, MAX_KEYS_PER_TERM)
+
+
+def _combinations(
+    own: list[list[tuple[str, str]]], synonyms: dict[int, list[tuple[str, str]]], limit: int
+) -> list[tuple[str, str]]:
+    """Return the phrases made of own forms and at least one synonym, fewest synonyms first."""
+    keys: list[tuple[str, str]] = []
+    positions = sorted(synonyms)
+    for count in range(1, len(positions) + 1):
+        for chosen in itertools.combinations(positions, count):
+            slots = [synonyms[at] if at in chosen else own[at] for at in range(len(own))]
+            for parts in itertools.product(*slots):
+                if len(keys) >= limit:
+                    return keys
+                text = SEPARATOR.join(form for form, _ in parts)
+                keys.append((text, ";".join(note for _, note in parts if note)))
+    return keys
 
 
 def _stem_key(words: tuple[str, ...], space: str) -> str:

@@ -9,13 +9,13 @@ active lists' version (count, latest update, sum of ids) in one aggregate query,
 the lists themselves only when it differs from the version the index was built from.
 
 Start-up is the expensive part: WordNet lookups and stemming of every distinct line. Each
-compiled line is therefore also kept in Django's cache (Redis when several hosts run), so
-a new worker compiles only the lines no worker has compiled before.
+list's resolution (its lines with the synonyms they resolved to) and each compiled line are
+therefore also kept in Django's cache (Redis when several hosts run; see
+clipping.matching.shared), so a new worker compiles only what no worker compiled before.
 """
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import threading
 import time
@@ -25,14 +25,8 @@ from django.core.cache import cache
 from django.db.models import Count, Max, Sum
 
 from clipping.conf import clipping_settings
-from clipping.matching.compile import (
-    COMPILE_VERSION,
-    CompiledList,
-    compile_text,
-    from_shared,
-    shareable,
-    unknown_lines,
-)
+from clipping.matching import shared
+from clipping.matching.compile import CompiledList, compile_text
 from clipping.matching.compiled import KeywordIndex
 from clipping.matching.index import paused_gc
 from clipping.models import KeywordList
@@ -40,7 +34,7 @@ from clipping.terms import TermSyntaxError
 
 log = logging.getLogger(__name__)
 
-_CHUNK = 2000  # rows per query and keys per cache round trip
+_CHUNK = 2000  # rows per query
 
 
 class SharedIndex:
@@ -103,7 +97,7 @@ def lists_version() -> tuple:
     return found["count"], found["latest"], found["ids"]
 
 
-Row = tuple[int, datetime, str, str, bool, bool]
+Row = tuple[int, datetime, str, str, bool, bool, dict]
 
 
 def _rows(ids: list[int]) -> list[Row]:
@@ -111,68 +105,35 @@ def _rows(ids: list[int]) -> list[Row]:
     return list(
         KeywordList.objects.active()
         .filter(id__in=ids)
-        .values_list("id", "updated_at", "terms", "language", "use_synonyms", "match_all")
+        .values_list(
+            "id", "updated_at", "terms", "language", "use_synonyms", "match_all", "synonym_choices"
+        )
     )
 
 
 def compile_rows(rows: list[Row]) -> list[tuple[int, CompiledList | None]]:
-    """Compile stored lists, using and feeding the shared cache of compiled lines.
+    """Compile stored lists, using and feeding the shared cache of compiled work.
 
     A list whose stored text no longer parses (the rules changed since it was saved) is
     logged and gives None: it matches nothing until its owner fixes it.
     """
-    unshared = _fetch_shared_lines(rows)
+    texts = [(terms, language, use, choices) for _, _, terms, language, use, _, choices in rows]
+    unshared = shared.fetch(texts, cache)
     compiled: list[tuple[int, CompiledList | None]] = []
-    for list_id, _, terms, language, use_synonyms, match_all in rows:
+    for list_id, _, terms, language, use_synonyms, match_all, choices in rows:
         try:
             compiled.append(
-                (list_id, compile_text(list_id, terms, language, use_synonyms, match_all))
+                (list_id, compile_text(list_id, terms, language, use_synonyms, match_all, choices))
             )
         except TermSyntaxError as exc:
             log.warning("Keyword list %s does not parse and matches nothing: %s", list_id, exc)
             compiled.append((list_id, None))
-    _share_lines(unshared)
+    shared.share(unshared, cache, clipping_settings().index_line_cache_seconds)
     return compiled
 
 
-def _line_key(space: str, use_synonyms: bool, line: str) -> str:
-    """Return the cache key of one compiled line."""
-    digest = hashlib.blake2b(line.encode(), digest_size=16).hexdigest()
-    return f"matching:line:{COMPILE_VERSION}:{space}:{int(use_synonyms)}:{digest}"
-
-
-def _fetch_shared_lines(rows: list[Row]) -> dict[str, tuple[dict, str]]:
-    """Seed this process's line cache with lines other workers compiled; return the rest.
-
-    The rest is {cache key: (local line cache, line)} for lines nobody shared yet.
-    """
-    missing = {}
-    unknown = unknown_lines((terms, language, use) for _, _, terms, language, use, _ in rows)
-    for (space, use_synonyms), (local, lines) in unknown.items():
-        for line in lines:
-            missing[_line_key(space, use_synonyms, line)] = (local, line)
-    keys = list(missing)
-    for start in range(0, len(keys), _CHUNK):
-        for key, value in cache.get_many(keys[start : start + _CHUNK]).items():
-            try:
-                compiled = from_shared(value)
-            except ValueError:
-                log.warning("Ignoring a malformed compiled line in the shared cache: %s", key)
-                continue  # compiled here, and shared again
-            local, line = missing.pop(key)
-            local[line] = compiled
-    return missing
-
-
-def _share_lines(unshared: dict[str, tuple[dict, str]]) -> None:
-    """Put the lines this process compiled into the shared cache for other workers."""
-    timeout = clipping_settings().index_line_cache_seconds
-    ready = {
-        key: shareable(local[line]) for key, (local, line) in unshared.items() if line in local
-    }
-    keys = list(ready)
-    for start in range(0, len(keys), _CHUNK):
-        cache.set_many({key: ready[key] for key in keys[start : start + _CHUNK]}, timeout=timeout)
+# The shared cache key of one compiled line.
+_line_key = shared.line_entry
 
 
 _shared = SharedIndex()

@@ -1,11 +1,23 @@
-"""Clipping models: keyword lists, clips and matches, and the mail records."""
+"""Clipping models: keyword lists, clips and matches, the mail records, and channels."""
 
+from clipping.models.channels import (
+    Channel,
+    ChannelDelivery,
+    ChannelDigest,
+    ListChannel,
+    Notice,
+)
 from clipping.models.clips import Clip, ClipBand, Match, SeenText
 from clipping.models.lists import LANGUAGE_CHOICES, KeywordList, KeywordListQuerySet
 from clipping.models.mail import Delivery, Digest, Suppression, WebhookEvent
 
 __all__ = [
     "LANGUAGE_CHOICES",
+    "Channel",
+    "ChannelDelivery",
+    "ChannelDigest",
+    "ListChannel",
+    "Notice",
     "Clip",
     "ClipBand",
     "Delivery",

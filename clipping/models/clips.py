@@ -116,6 +116,9 @@ class SeenText(models.Model):
         "crawler.Page", on_delete=models.CASCADE, primary_key=True, related_name="+"
     )
     version_id = models.BigIntegerField(default=0, help_text="Newest PageVersion ingested.")
+    checked_id = models.BigIntegerField(
+        default=0, help_text="Newest PageVersion looked at: ingested, or skipped with a reason."
+    )
     digests = models.BinaryField(default=b"", editable=False)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -174,7 +177,18 @@ class Match(models.Model):
     )
     summary = models.TextField(help_text="The summary around this list's term.")
     spans = models.JSONField(default=list, blank=True, help_text="[start, end, term] in summary.")
+    reasons = models.JSONField(
+        default=list,
+        blank=True,
+        help_text="Why it matched: per term, the form found (exact, inflection or synonym with "
+        "its sense) and the sentence (clipping.matching.why).",
+    )
     created_at = models.DateTimeField(default=timezone.now)
+    found_at = models.DateTimeField(
+        default=timezone.now,
+        help_text="When the list found the clip; a backfill's, when the page was published. "
+        "The personal page, feed and digests list clips newest first by it.",
+    )
     mail_status = models.CharField(
         max_length=10, choices=MailStatus.choices, default=MailStatus.PENDING
     )
@@ -210,6 +224,7 @@ class Match(models.Model):
         ]
         indexes = [
             models.Index(fields=["owner", "-created_at"], name="clipping_match_owner_newest"),
+            models.Index(fields=["owner", "-found_at"], name="clipping_match_owner_found"),
             models.Index(
                 fields=["owner", "created_at"],
                 condition=Q(mail_status="pending"),

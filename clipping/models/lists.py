@@ -6,23 +6,15 @@ from django.conf import settings
 from django.db import models
 from django.urls import reverse
 
+from analyzer.text import SUPPORTED_LANGUAGES
+
+# Every language with a Snowball stemmer the text tools support (analyzer.text), English
+# and Greek first: word forms are matched in each, synonyms where a thesaurus exists.
 LANGUAGE_CHOICES = [
-    ("en", "English"),
-    ("el", "Greek"),
-    ("ar", "Arabic"),
-    ("da", "Danish"),
-    ("nl", "Dutch"),
-    ("fi", "Finnish"),
-    ("fr", "French"),
-    ("de", "German"),
-    ("hu", "Hungarian"),
-    ("it", "Italian"),
-    ("no", "Norwegian"),
-    ("pt", "Portuguese"),
-    ("ro", "Romanian"),
-    ("ru", "Russian"),
-    ("es", "Spanish"),
-    ("sv", "Swedish"),
+    (code, name.title())
+    for code, name in sorted(
+        SUPPORTED_LANGUAGES.items(), key=lambda item: (item[0] not in ("en", "el"), item[1])
+    )
 ]
 
 
@@ -45,6 +37,12 @@ class KeywordList(models.Model):
     language = models.CharField(max_length=8, choices=LANGUAGE_CHOICES, default="en")
     terms = models.TextField(help_text="One term per line.")
     use_synonyms = models.BooleanField("match synonyms", default=True)
+    synonym_choices = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="The owner's synonym switches that differ from the defaults: "
+        "{term line: {'word|sense' or 'word|sense|synonym': on}}.",
+    )
     match_all = models.BooleanField("require every term", default=False)
     mail_enabled = models.BooleanField(
         "send mail",

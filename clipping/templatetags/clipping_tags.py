@@ -8,6 +8,7 @@ from django import template
 from django.utils.safestring import SafeString
 
 from clipping import safetext
+from clipping.matching.why import describe
 
 register = template.Library()
 
@@ -22,6 +23,12 @@ def highlight(text: str, spans: Sequence[Sequence[object]] | None) -> SafeString
 def highlight_plain(text: str, spans: Sequence[Sequence[object]] | None) -> str:
     """Mark the spans of plain text with asterisks."""
     return safetext.highlight_text(text or "", spans or [])
+
+
+@register.filter
+def why(reasons: Sequence[dict] | None) -> str:
+    """Say briefly why a match matched: each term, the form it was found in, its sense."""
+    return "; ".join(describe(reason) for reason in reasons or [] if isinstance(reason, dict))
 
 
 @register.filter

@@ -57,7 +57,7 @@ def test_a_new_list_gets_the_recent_matching_articles_by_mail(
     assert match.clip.url == "https://news.example.com/solar"  # not the rail story, not the old one
     assert "subsidies" in match.summary
     (mail,) = smtp_server.to("alice@example.com")
-    assert mail["Subject"] == "Council backs solar"
+    assert mail["Subject"] == "[Webclip] Energy: Council backs solar"
 
 
 def test_a_second_backfill_and_an_edit_that_changes_nothing_make_nothing_twice(

@@ -129,14 +129,14 @@ def test_a_daily_reader_gets_one_mail_at_their_hour_with_everything_grouped_by_l
 
     assert len(smtp_server.messages) == 1
     message = smtp_server.messages[0]
-    assert message["Subject"] == "3 new clips — Webclip"
+    assert message["Subject"] == "[Webclip] Daily digest: 3 new clips"
     assert str(message["List-Unsubscribe-Post"]) == "List-Unsubscribe=One-Click"
     text = message.get_body(preferencelist=("plain",)).get_content()
     html = message.get_body(preferencelist=("html",)).get_content()
-    assert (
+    assert (  # lists by name, each newest first (found last: Wind story)
         text.index("== Energy ==")
-        < text.index("Solar story")
         < text.index("Wind story")
+        < text.index("Solar story")
         < text.index("== Transport ==")
         < text.index("Rail story")
     )
@@ -166,7 +166,9 @@ def test_a_weekly_reader_gets_the_week_in_one_mail(alice, smtp_server):
         for digest_id in plan_digests():
             publisher.deliver_digest(digest_id)
 
-    assert [str(m["Subject"]) for m in smtp_server.messages] == ["3 new clips — Webclip"]
+    assert [str(m["Subject"]) for m in smtp_server.messages] == [
+        "[Webclip] Weekly digest: 3 new clips"
+    ]
 
 
 def test_a_match_arriving_while_the_digest_goes_out_waits_for_the_next_one(alice, smtp_server):
@@ -192,8 +194,8 @@ def test_a_match_arriving_while_the_digest_goes_out_waits_for_the_next_one(alice
             publisher.deliver_digest(digest_id)
 
     assert [str(m["Subject"]) for m in smtp_server.messages] == [
-        "1 new clip — Webclip",
-        "1 new clip — Webclip",
+        "[Webclip] Daily digest: 1 new clip",
+        "[Webclip] Daily digest: 1 new clip",
     ]
     assert not Match.objects.undelivered().exists()
 

@@ -114,7 +114,10 @@ def test_an_esp_error_that_may_pass_is_retried_and_the_match_sent_once(alice, po
     assert publisher.deliver_match(match.id) == Outcome.BUSY
 
     (sent,) = postmark.accepted
-    assert sent["To"] == "alice@example.com" and sent["Subject"] == match.clip.title
+    assert (
+        sent["To"] == "alice@example.com"
+        and sent["Subject"] == f"[Webclip] Energy: {match.clip.title}"
+    )
     assert {"Name": "List-Unsubscribe-Post", "Value": "List-Unsubscribe=One-Click"} in sent[
         "Headers"
     ]

@@ -105,7 +105,10 @@ def test_matches_waiting_through_an_outage_are_each_delivered_once_after_it(
         assert publisher.stalled_matches() == [] and plan_digests() == []
 
     subjects = sorted(str(m["Subject"]) for m in faulty_smtp.messages)
-    assert subjects == ["1 new clip — Webclip", "Story 0", "Story 1", "Story 2", "Story 3"]
+    assert subjects == [
+        "[Webclip] Daily digest: 1 new clip",
+        *(f"[Webclip] List {n}: Story {n}" for n in range(4)),
+    ]
     assert not Match.objects.undelivered().exists()
 
 
@@ -257,8 +260,8 @@ def test_a_real_worker_killed_during_a_send_loses_and_doubles_nothing(alice, fau
             _forget_unacked(queue)
 
     assert sorted(str(m["Subject"]) for m in faulty_smtp.messages) == [
-        "Queued story",
-        "Stalled story",
+        "[Webclip] Energy: Stalled story",
+        "[Webclip] Housing: Queued story",
     ]
     assert list(
         Delivery.objects.filter(match=stalled).order_by("id").values_list("status", "error")

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from analyzer import analyze
 from clipping import tasks
-from clipping.ingest import ingest, ingest_version
+from clipping.ingest import (
+    INGEST_LOOKBACK,
+    INGEST_STALLED_AFTER,
+    ingest,
+    ingest_version,
+    stalled_versions,
+)
 from clipping.matching import MAX_SPANS_PER_TERM
 from clipping.models import Clip, Match
 from tests.clipping.pages import RAIL, SOLAR, article, front_page
@@ -18,6 +25,8 @@ from tests.factories import active_index, ingest_html, make_list, make_site, sto
 pytestmark = pytest.mark.django_db
 
 URL = "https://news.example.com/news/solar"
+RAIL_URL = "https://news.example.com/news/rail"
+OLD_URL = "https://news.example.com/news/old-solar"
 
 
 def test_an_article_gives_one_clip_and_one_match_per_matching_list(site, alice, bob, charlie):
@@ -240,6 +249,54 @@ def test_a_version_without_a_body_or_that_is_not_html_is_skipped_with_a_reason(s
     assert not Clip.objects.exists()
 
 
+def test_a_version_whose_hand_on_was_lost_is_ingested_by_the_periodic_sweep(
+    site, alice, eager_celery, django_capture_on_commit_callbacks, mailoutbox
+):
+    make_list(alice, "Energy", "subsidy")
+    active_index()
+    now = timezone.now()
+    # Stored and committed by a crawl whose ingest task never ran (lost with its worker).
+    lost = store_version(
+        site,
+        URL,
+        article("Council backs solar subsidies", SOLAR),
+        fetched_at=now - 2 * INGEST_STALLED_AFTER,
+    )
+    # Still within the time an ingest may take, and long gone: neither is queued again.
+    store_version(
+        site,
+        RAIL_URL,
+        article("Rail strike", RAIL),
+        fetched_at=now - INGEST_STALLED_AFTER + timedelta(seconds=5),
+    )
+    store_version(
+        site, OLD_URL, article("Old solar subsidies", SOLAR), fetched_at=now - INGEST_LOOKBACK * 2
+    )
+
+    assert stalled_versions(now) == [lost.id]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert tasks.publish_due.delay().get()["versions"] == 1
+
+    assert Clip.objects.get().page_version == lost
+    assert [m.subject for m in mailoutbox] == ["[Webclip] Energy: Council backs solar subsidies"]
+    assert stalled_versions(now) == []  # looked at: the next sweep leaves it
+
+
+def test_a_version_skipped_with_a_reason_counts_as_looked_at(site, alice):
+    make_list(alice, "Energy", "subsidy")
+    old = timezone.now() - 2 * INGEST_STALLED_AFTER
+    binary = store_version(site, "https://news.example.com/file.pdf", "%PDF-1.7", fetched_at=old)
+    listing = store_version(site, "https://news.example.com/", front_page(), fetched_at=old)
+    assert sorted(stalled_versions()) == [binary.id, listing.id]
+
+    assert ingest_version(binary.id, index=active_index()).skipped
+    assert ingest_version(listing.id, index=active_index()).clips == 0
+
+    assert stalled_versions() == []
+    # Asked again (a replayed task), each costs one query and no analysis.
+    assert "looked at already" in ingest_version(binary.id, index=active_index()).skipped
+
+
 def test_instant_matches_are_mailed_once_the_transaction_commits(
     site, alice, bob, eager_celery, django_capture_on_commit_callbacks, mailoutbox
 ):
@@ -257,7 +314,7 @@ def test_instant_matches_are_mailed_once_the_transaction_commits(
         callback()
 
     assert [m.to for m in mailoutbox] == [["alice@example.com"]]
-    assert mailoutbox[0].subject == "Council backs solar subsidies"
+    assert mailoutbox[0].subject == "[Webclip] Energy: Council backs solar subsidies"
     assert Match.objects.get(owner=alice).mail_status == "sent"
     assert Match.objects.get(owner=bob).mail_status == "pending"  # Bob waits for his digest
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
+from clipping.matching import compile_text
 from clipping.models import KeywordList
 
 pytestmark = pytest.mark.django_db
@@ -118,6 +121,7 @@ def test_anonymous_visitors_are_sent_to_log_in(client, alice):
 POST_VIEWS = [
     ("list_create", False),
     ("list_edit", True),
+    ("list_synonyms", True),
     ("list_delete", True),
     ("account_settings", False),
     ("account_rotate_feed_token", False),
@@ -153,9 +157,15 @@ def test_the_list_page_says_what_each_term_matches_and_that_phrases_are_exact(cl
     )
     client.force_login(alice)
     body = client.get(keyword_list.get_absolute_url()).content.decode()
-    assert "<code>car</code>: also auto, automobile, machine, motorcar" in body
-    assert "<code>&quot;car park&quot;</code></li>" in body
-    assert "<code>indiana</code>: also Hoosier State, Robert Indiana</li>" in body
+    car = body[body.index("<code>car</code>") : body.index("<code>&quot;car park&quot;</code>")]
+    assert "a motor vehicle with four wheels" in car  # the sense, by its gloss
+    for name in ("automobile", "auto", "motorcar", "railcar"):
+        assert 'value="car|car.n.0' in car and f"> {name}</label>" in car
+    assert 'value="car|car.n.01" checked' in car and 'value="car|car.n.02" data-role' in car
+    assert "machine" not in car and "gondola" not in car
+    assert '<code>&quot;car park&quot;</code> <small class="term-note">— quoted' in body
+    # Indiana is a name in WordNet: no synonyms (not "Hoosier State", nor "IN").
+    assert '<code>indiana</code> <small class="term-note">— no synonyms' in body
     assert "quoted phrases match exactly as written" in body
 
 
@@ -169,3 +179,64 @@ def test_the_list_form_documents_the_keyword_language(client, alice):
     ):
         assert example in body
     assert "Also match WordNet synonyms of unquoted terms" in body
+
+
+def test_switching_synonyms_off_on_the_list_page_is_stored_and_used(client, alice):
+    keyword_list = KeywordList.objects.create(
+        owner=alice, name="Cars", terms="car\n-truck", use_synonyms=True
+    )
+    client.force_login(alice)
+    body = client.get(keyword_list.get_absolute_url()).content.decode()
+    checked = re.findall(r'name="on" value="([^"]+)" checked', body)
+    assert "car|car.n.01|automobile" in checked
+    kept = [key for key in checked if key != "car|car.n.01|automobile"]
+
+    response = client.post(reverse("list_synonyms", args=[keyword_list.pk]), {"on": kept})
+
+    assert response["Location"] == keyword_list.get_absolute_url()
+    keyword_list.refresh_from_db()
+    assert keyword_list.synonym_choices == {"car": {"car|car.n.01|automobile": False}}
+    body = client.get(keyword_list.get_absolute_url()).content.decode()
+    assert 'value="car|car.n.01|automobile" data-role' in body  # shown, unchecked
+    compiled = compile_text(1, "car", "en", True, False, keyword_list.synonym_choices)
+    assert ("", "automobile") not in compiled.positives[0].keys
+    assert ("", "motorcar") in compiled.positives[0].keys
+
+
+def test_editing_the_terms_drops_the_switches_of_lines_that_are_gone(client, alice):
+    keyword_list = KeywordList.objects.create(
+        owner=alice,
+        name="Cars",
+        terms="car\nstrike",
+        synonym_choices={"car": {"car|car.n.01": False}, "strike": {"strike|strike.n.01": False}},
+    )
+    client.force_login(alice)
+    client.post(reverse("list_edit", args=[keyword_list.pk]), form_data(name="Cars", terms="car"))
+    keyword_list.refresh_from_db()
+    assert keyword_list.synonym_choices == {"car": {"car|car.n.01": False}}
+
+
+def test_a_list_in_a_language_without_a_thesaurus_says_only_word_forms_match(client, alice):
+    keyword_list = KeywordList.objects.create(
+        owner=alice, name="Autos", terms="Auto", language="de"
+    )
+    client.force_login(alice)
+    body = client.get(keyword_list.get_absolute_url()).content.decode()
+    assert "Only word forms are matched in German" in body
+    assert 'name="on"' not in body
+
+
+def test_every_snowball_language_can_be_chosen(client, alice):
+    client.force_login(alice)
+    response = client.post(reverse("list_create"), form_data(language="eu", terms="etxea"))
+    assert response.status_code == 302
+    assert KeywordList.objects.get(owner=alice).language == "eu"
+
+
+def test_another_users_synonym_switches_cannot_be_changed(client, alice, bob):
+    keyword_list = KeywordList.objects.create(owner=alice, name="Cars", terms="car")
+    client.force_login(bob)
+    response = client.post(reverse("list_synonyms", args=[keyword_list.pk]), {"on": []})
+    assert response.status_code == 404
+    keyword_list.refresh_from_db()
+    assert keyword_list.synonym_choices == {}

@@ -19,9 +19,10 @@ from clipping.matching import (
 )
 from clipping.matching import compile as compiling
 from clipping.matching import text as prepared_text
-from clipping.matching.compile import line_cache, unknown_lines
+from clipping.matching.compile import keyed_lines, line_cache, unknown_lines
+from clipping.matching.synonyms import list_synonyms
 from clipping.matching.text import stem_all
-from clipping.terms import TermSyntaxError, describe_expansions, parse_terms
+from clipping.terms import TermSyntaxError, parse_terms
 
 
 def spec(list_id: int, terms: str, *, language: str = "en", **options: bool) -> ListSpec:
@@ -250,7 +251,13 @@ def test_an_unsupported_language_matches_words_as_written() -> None:
 def test_every_synonym_the_list_page_shows_matches_on_its_own() -> None:
     terms = parse_terms("car\nclimate change")
     lists = [ListSpec(1, "en", terms, use_synonyms=True)]
-    shown = [name for _, also in describe_expansions(terms, "en") for name in also]
+    shown = [
+        synonym.name
+        for term in list_synonyms(terms, "en", True)
+        for group in term.groups
+        if group.on
+        for synonym in group.synonyms
+    ]
     assert {"automobile", "motorcar", "global climate change"} <= set(shown)
     for name in shown:
         assert list(match(lists, f"News about {name} today.")) == [1], name
@@ -342,10 +349,14 @@ def test_new_text_keeps_at_most_as_many_extra_spans_as_the_cap() -> None:
 def test_unknown_lines_are_the_stripped_lines_this_process_has_not_compiled(monkeypatch) -> None:
     monkeypatch.setattr(compiling, "_line_cache", {})  # this process's caches, from empty
     compile_text(1, "car", "en", True)
-    texts = [(" car \nbank\n\n", "en", True), ("bank", "english", True), ("car", "en", False)]
+    texts = [(" car \ndoctor\n\n", "en", True), ("doctor", "english", True), ("car", "en", False)]
     unknown = unknown_lines([*texts, ('"x y"', "xx", True)])
+    # A line with synonyms is keyed with what they resolved to in its list.
+    [(car, _, _), (doctor, _, _)] = keyed_lines(" car \ndoctor", "en", True)
+    assert car == keyed_lines("car", "en", True)[0][0] and car.startswith("car\x00")
+    assert doctor.startswith("doctor\x00")
     assert unknown == {
-        ("en", True): (line_cache("en", True), {"bank"}),
+        ("en", True): (line_cache("en", True), {doctor}),
         ("en", False): (line_cache("en", False), {"car"}),
         ("", True): (line_cache("", True), {'"x y"'}),  # a language nothing stems
     }

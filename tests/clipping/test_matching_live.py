@@ -8,8 +8,9 @@ import pytest
 from django.core.cache import cache
 
 from clipping.matching import CompiledTerm, current_index, refresh_index
-from clipping.matching.compile import COMPILE_VERSION, line_cache
+from clipping.matching.compile import COMPILE_VERSION, line_cache, resolution
 from clipping.matching.live import SharedIndex, _line_key, lists_version
+from clipping.matching.shared import resolution_entry
 from clipping.models import KeywordList
 
 pytestmark = pytest.mark.django_db
@@ -89,7 +90,7 @@ def test_compiled_lines_are_shared_with_other_workers(alice) -> None:
     make_list(alice, "Election\n-football", use_synonyms=False)
     SharedIndex().refresh()
     shared = cache.get(_line_key("en", False, "Election"))
-    assert shared == (0, "Election", (("en", "elect"),))  # plain tuples: quick to unpickle
+    assert shared == (0, "Election", (("en", "elect"),), ())  # plain tuples: quick to unpickle
     assert cache.get(_line_key("en", False, "-football"))[0] == 1
 
 
@@ -97,7 +98,7 @@ def test_a_worker_uses_a_line_another_worker_compiled(alice) -> None:
     # A line no process compiled before, planted as another worker would have shared it.
     line = "zyxwvut"
     line_cache("en", False).pop(line, None)
-    planted = (0, line, (("en", "plant"),))  # a stem, as keys are
+    planted = (0, line, (("en", "plant"),), ())  # a stem, as keys are
     cache.set(_line_key("en", False, line), planted)
     listed = make_list(alice, line, use_synonyms=False)
     shared = SharedIndex()
@@ -105,12 +106,46 @@ def test_a_worker_uses_a_line_another_worker_compiled(alice) -> None:
     assert shared.index.match("Planted here.").keys() == {listed.id}
     assert shared.index.match("zyxwvut") == {}
     assert line_cache("en", False)[line] == (0, CompiledTerm(line, (("en", "plant"),)))
-    assert COMPILE_VERSION >= 2
+    assert COMPILE_VERSION >= 3
+
+
+def test_a_worker_uses_the_synonyms_another_worker_resolved_for_a_list(alice) -> None:
+    # As another worker would have shared them: what "car" resolved to in this list, and the
+    # line so resolved. This worker reads both and looks nothing up in WordNet.
+    text = "car\nzyxwvut planted"
+    key = "car\x00planted"
+    cache.set(resolution_entry(resolution(text, "en", True)), (key, "zyxwvut planted"))
+    cache.set(_line_key("en", True, key), (0, "car", (("en", "car"), ("", "motor")), ("", "x")))
+    listed = make_list(alice, text)
+    SharedIndex().refresh()
+    shared = SharedIndex()
+    shared.refresh()
+    assert shared.index.match("A motor.").keys() == {listed.id}
+
+
+def test_a_list_resolution_is_shared_with_other_workers(alice) -> None:
+    text = "doctor\nqwertyuiop"
+    listed = make_list(alice, text)
+    SharedIndex().refresh()
+    keys = cache.get(resolution_entry(resolution(text, "en", True)))
+    assert keys[0].startswith("doctor\x00")  # and a digest of its synonyms
+    assert keys[1] is None  # a line without synonyms is its own key
+    assert cache.get(_line_key("en", True, keys[0]))[1] == "doctor"
+    assert SharedIndex().refresh() == (1, 0) and listed.id
 
 
 @pytest.mark.parametrize(
     "planted",
-    [(0, "zyxwvut"), (7, "zyxwvut", (("en", "plant"),)), (0, "zyxwvut", ()), "junk", None, 5],
+    [
+        (0, "zyxwvut"),
+        (7, "zyxwvut", (("en", "plant"),), ()),
+        (0, "zyxwvut", (), ()),
+        (0, "zyxwvut", (("en", "plant"),)),  # the shape before notes
+        (0, "zyxwvut", (("en", "plant"),), ("a", "b")),  # a note per key, or none
+        "junk",
+        None,
+        5,
+    ],
 )
 def test_a_malformed_shared_line_is_compiled_here_instead(alice, caplog, planted) -> None:
     line = "zyxwvut"
@@ -121,7 +156,7 @@ def test_a_malformed_shared_line_is_compiled_here_instead(alice, caplog, planted
     shared.refresh()
     assert shared.index.match("Zyxwvut here.").keys() == {listed.id}
     assert shared.index.match("Planted here.") == {}
-    assert cache.get(_line_key("en", False, line)) == (0, line, (("en", "zyxwvut"),))
+    assert cache.get(_line_key("en", False, line)) == (0, line, (("en", "zyxwvut"),), ())
     assert planted is None or "malformed compiled line" in caplog.text
 
 
@@ -167,3 +202,15 @@ def test_the_lists_version_changes_with_every_kind_of_change(alice, bob) -> None
         before = lists_version()
         change()
         assert lists_version() != before
+
+
+def test_a_lists_synonym_switches_reach_the_index_when_saved(alice) -> None:
+    listed = make_list(alice, "car", use_synonyms=True)
+    shared = SharedIndex()
+    shared.refresh()
+    assert shared.index.match("A new automobile.").keys() == {listed.id}
+    listed.synonym_choices = {"car": {"car|car.n.01|automobile": False}}
+    listed.save()
+    shared.refresh()
+    assert shared.index.match("A new automobile.") == {}
+    assert shared.index.match("A new motorcar.").keys() == {listed.id}

@@ -17,8 +17,19 @@ from clipping.matching import index as pure
 from clipping.terms import parse_terms
 
 # Words with shared stems ("election"/"elections"), WordNet synonyms ("car"/"automobile"),
-# words inside phrases ("stock market"), stop words, and Greek inflections.
+# words inside phrases ("stock market"), phrases matched by parts ("rail strike" as "rail work
+# stoppages"), stop words, and Greek inflections.
 WORDS = [
+    "rail",
+    "strike",
+    "strikes",
+    "work",
+    "stoppage",
+    "stoppages",
+    "measles",
+    "rubeola",
+    "outbreak",
+    "autos",
     "car",
     "cars",
     "automobile",

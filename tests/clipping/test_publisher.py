@@ -34,7 +34,7 @@ def test_an_instant_match_is_mailed_once_with_everything_the_reader_needs(alice,
     assert len(smtp_server.messages) == 1
     message = smtp_server.messages[0]
     assert message["To"] == "alice@example.com"
-    assert message["Subject"] == "Council backs solar subsidies"
+    assert message["Subject"] == "[Webclip] Energy: Council backs solar subsidies"
     text, html = body_parts(message)
     assert "*subsidies*" in text and re.search(r"<mark[^>]*>subsidies</mark>", html)
     assert (
@@ -147,7 +147,7 @@ def test_over_the_hourly_limit_the_rest_of_the_hour_comes_as_one_digest(
     assert "2 more clips from the last hour" in hourly["Subject"]
     assert "Story 3" in text and "Story 4" in text and "Story 0" not in text
     assert "3 instant mails in one hour" in text and "3 instant mails in one hour" in html
-    assert smtp_server.messages[4]["Subject"] == "Story after the hour"
+    assert smtp_server.messages[4]["Subject"] == "[Webclip] Energy: Story after the hour"
     assert Match.objects.filter(mail_status="sent").count() == 6
 
 
@@ -196,5 +196,5 @@ def test_a_permanently_rejected_message_is_not_retried_but_the_address_stays_ope
     assert publisher.deliver_match(first.id) == Outcome.BUSY
     assert publisher.deliver_match(second.id) == Outcome.SENT
 
-    assert [m["Subject"] for m in faulty_smtp.messages] == ["Two"]
+    assert [m["Subject"] for m in faulty_smtp.messages] == ["[Webclip] Energy: Two"]
     assert not Suppression.objects.exists()

@@ -1,4 +1,4 @@
-"""The keyword language: parsing terms and describing what they expand to."""
+"""The keyword language: parsing terms (their synonyms: test_matching_senses.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from clipping.terms import (
     MAX_TERMS,
     Term,
     TermSyntaxError,
-    describe_expansions,
     host_within,
     normalize_host,
     parse_terms,
@@ -76,28 +75,3 @@ def test_it_accepts_the_largest_list_allowed() -> None:
 
 def test_syntax_errors_are_value_errors_so_callers_can_catch_either() -> None:
     assert issubclass(TermSyntaxError, ValueError)
-
-
-def test_it_describes_synonyms_of_words_but_not_of_phrases_or_sites() -> None:
-    terms = parse_terms('car\n"car"\nsite:example.com\n-truck')
-    described = dict(describe_expansions(terms, "en", use_synonyms=True))
-    assert set(described) == {"car", '"car"', "-truck"}
-    assert {"automobile", "motorcar"} <= set(described["car"])
-    assert described['"car"'] == []
-    assert "motortruck" in described["-truck"]
-
-
-def test_it_describes_no_synonyms_when_the_list_turns_them_off() -> None:
-    described = describe_expansions(parse_terms("car"), "en", use_synonyms=False)
-    assert described == [("car", [])]
-
-
-def test_it_leaves_out_synonyms_made_of_stop_words_as_matching_does() -> None:
-    # WordNet gives "IN" for Indiana: the index ignores it, so the list page must not claim it.
-    [(_, also)] = describe_expansions(parse_terms("indiana"), "en", use_synonyms=True)
-    assert "Hoosier State" in also
-    assert "IN" not in also and "in" not in also
-
-
-def test_it_describes_no_synonyms_in_a_language_wordnet_does_not_cover() -> None:
-    assert describe_expansions(parse_terms("αυτοκίνητο"), "el") == [("αυτοκίνητο", [])]

@@ -46,7 +46,10 @@ def test_the_one_click_post_from_a_mail_stops_that_lists_mail_at_once(alice, smt
     assert publisher.deliver_match(waiting_energy.id) == "busy"  # already settled as skipped
     assert Match.objects.get(id=waiting_energy.id).mail_status == "skipped"
     assert publisher.deliver_match(waiting_transport.id) == "sent"
-    assert [str(m["Subject"]) for m in smtp_server.messages] == ["First", "Third"]
+    assert [str(m["Subject"]) for m in smtp_server.messages] == [
+        "[Webclip] Energy: First",
+        "[Webclip] Transport: Third",
+    ]
 
 
 def test_a_get_only_shows_a_confirmation_form(client, alice):

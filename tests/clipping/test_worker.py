@@ -60,7 +60,7 @@ def test_a_crawled_page_reaches_its_readers_by_instant_mail_and_by_digest(
 
     wait_for(lambda: len(smtp_server.to("alice@example.com")) == 1)
     (instant,) = smtp_server.to("alice@example.com")
-    assert instant["Subject"] == "Council backs solar subsidies"
+    assert instant["Subject"] == "[Webclip] Energy: Council backs solar subsidies"
     clip = Clip.objects.get()
     assert clip.url == URL and clip.page_version_id == version.id
     # The worker records the send just after the server took the message.
@@ -74,7 +74,7 @@ def test_a_crawled_page_reaches_its_readers_by_instant_mail_and_by_digest(
 
     wait_for(lambda: len(smtp_server.to("bob@example.com")) == 1)
     (digest,) = smtp_server.to("bob@example.com")
-    assert digest["Subject"] == "1 new clip — Webclip"
+    assert digest["Subject"] == "[Webclip] Daily digest: 1 new clip"
     assert (
         "Council backs solar subsidies" in digest.get_body(preferencelist=("plain",)).get_content()
     )

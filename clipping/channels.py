@@ -1,0 +1,444 @@
+"""Send clips through notification channels (Apprise). Every function here is safe to retry.
+
+Channels keep mail's guarantees (clipping.publisher):
+
+- a `Notice` (one clip for one channel) or a `ChannelDigest` is claimed with a conditional
+  UPDATE whose timestamp is the token; a claim older than CLIPPING_CLAIM_TIMEOUT counts as
+  abandoned and may be taken over, so a killed worker doubles nothing;
+- every attempt is a `ChannelDelivery` row, written as "sending" before Apprise is called;
+- a failed send gives its claim back and raises TransientSendError, which the Celery task
+  retries with backoff; CLIPPING_CHANNEL_PAUSE_AFTER failures in a row pause the channel
+  with the last error as its reason, shown on the account page, until the person resumes it.
+
+A channel URL reaches only public addresses, or the networks of CLIPPING_CHANNEL_NETWORKS:
+its host is resolved and vetted by the crawler's SSRF guard before every send.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+from urllib.parse import urlsplit
+
+import apprise
+from django.db import transaction
+from django.db.models import Exists, F, OuterRef, Q, QuerySet
+from django.utils import timezone
+
+from accounts.models import User
+from clipping.conf import channel_settings, clipping_settings
+from clipping.digests import last_slot
+from clipping.models import (
+    Channel,
+    ChannelDelivery,
+    ChannelDigest,
+    KeywordList,
+    ListChannel,
+    Match,
+    Notice,
+)
+from clipping.models.channels import Mode, SendStatus
+from clipping.publisher import Outcome, TransientSendError
+from clipping.safetext import one_line
+from clipping.sealed import SealError
+from crawler.fetch import SSRFRefused
+from crawler.fetch.sockets import vetted_sockets
+from crawler.fetch.ssrf import vetted_addresses_now
+
+logger = logging.getLogger(__name__)
+
+# Matches older than this are not looked at by the sweep that writes missing notices.
+SWEEP_WINDOW = timedelta(days=1)
+ABANDONED = "Abandoned: the worker stopped during the send; the service may have taken it."
+DIGEST_ITEMS = 50  # clips listed in one digest message; the rest are counted
+
+
+class ChannelError(Exception):
+    """A send that failed; `permanent` when retrying cannot help (bad URL, refused address)."""
+
+    def __init__(self, reason: str, *, permanent: bool = False) -> None:
+        super().__init__(reason)
+        self.permanent = permanent
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A channel URL Apprise understands, with what may be shown of it."""
+
+    url: str
+    shown: str
+    service: str
+
+
+def check_url(url: str) -> Checked:
+    """Return a channel URL's masked form and service; raise ChannelError if it cannot work."""
+    url = url.strip()
+    if not url or len(url) > 2000:
+        raise ChannelError("Give an Apprise URL, such as ntfys://ntfy.sh/my-topic.", permanent=True)
+    plugin = apprise.Apprise.instantiate(url)
+    if plugin is None:
+        raise ChannelError(
+            "Apprise does not know this URL; see its list of services.", permanent=True
+        )
+    refusal = target_refusal(plugin)
+    if refusal:
+        raise ChannelError(refusal, permanent=True)
+    return Checked(url=url, shown=masked(plugin), service=str(plugin.service_name or ""))
+
+
+def masked(plugin: Any) -> str:
+    """Return a channel URL with its secrets hidden: scheme, masked credentials and host."""
+    parts = urlsplit(plugin.url(privacy=True))
+    path = "/…" if parts.path.strip("/") else ""
+    return f"{parts.scheme}://{parts.netloc}{path}"
+
+
+def target_refusal(plugin: Any) -> str:
+    """Return why a channel may not be sent to (a private address), or "" if it may.
+
+    A service with a fixed public endpoint (Telegram, Discord, ...) names it in `notify_url`;
+    any other one contacts the host of its URL (and an e-mail channel its SMTP server).
+    """
+    hosts = [getattr(plugin, "smtp_host", None)]
+    if not getattr(type(plugin), "notify_url", None):
+        hosts.append(getattr(plugin, "host", None))
+    allowed = channel_settings().networks()
+    for host in dict.fromkeys(h for h in hosts if h):
+        try:
+            vetted_addresses_now(str(host), allow_private=False, allowed=allowed)
+        except SSRFRefused as exc:
+            return f"Channels may not reach private or local network addresses ({exc})."
+        except OSError as exc:
+            return f"The channel's host cannot be found ({exc})."
+    return ""
+
+
+def send(channel: Channel, title: str, body: str) -> None:
+    """Send one message through a channel now; raise ChannelError when it does not go."""
+    try:
+        url = channel.url
+    except SealError as exc:
+        raise ChannelError(str(exc), permanent=True) from exc
+    plugin = apprise.Apprise.instantiate(url)
+    if plugin is None:
+        raise ChannelError("Apprise no longer knows this URL.", permanent=True)
+    refusal = target_refusal(plugin)
+    if refusal:
+        raise ChannelError(refusal, permanent=True)
+    with (
+        apprise.LogCapture(level=logging.WARNING, fmt="%(message)s") as log,
+        vetted_sockets(channel_settings().networks()) as refusals,
+    ):
+        sent = plugin.notify(body=body, title=title)
+    if refusals:  # a redirect, or a new DNS answer, pointed at a private address
+        raise ChannelError(
+            f"Channels may not reach private or local network addresses ({refusals[-1]}).",
+            permanent=True,
+        )
+    if not sent:
+        said = [line for line in log.getvalue().splitlines() if line.strip()]
+        raise ChannelError((said[-1] if said else "The service did not take the message.")[:500])
+
+
+def send_test(channel: Channel) -> str:
+    """Send a test message now; return "" if it went, else the error. A success resumes it."""
+    delivery = ChannelDelivery.objects.create(channel=channel, kind=ChannelDelivery.Kind.TEST)
+    try:
+        send(
+            channel,
+            "Webclip test message",
+            f"This channel, {channel.name}, will receive the clips you choose.",
+        )
+    except ChannelError as exc:
+        delivery.fail(str(exc))
+        return str(exc)
+    delivery.succeed()
+    resume(channel)
+    return ""
+
+
+def resume(channel: Channel) -> None:
+    """Clear a channel's pause and its count of failures."""
+    Channel.objects.filter(id=channel.id).update(failures=0, paused_at=None, paused_reason="")
+
+
+# --- Planning ------------------------------------------------------------------------------
+
+
+def plan_notices(match_ids: list[int]) -> list[int]:
+    """Write a notice per new match and channel its list feeds; return the instant ones.
+
+    Unique per channel and match, so planning the same matches twice writes nothing new.
+    A route added after a match was made does not send it.
+    """
+    routes: dict[int, list[ListChannel]] = defaultdict(list)
+    matches = list(
+        Match.objects.filter(id__in=match_ids).only("id", "keyword_list_id", "created_at")
+    )
+    lists = {m.keyword_list_id for m in matches}
+    for route in ListChannel.objects.filter(keyword_list_id__in=lists, channel__paused_at=None):
+        routes[route.keyword_list_id].append(route)
+    Notice.objects.bulk_create(
+        [
+            Notice(channel_id=route.channel_id, match_id=match.id, mode=route.mode)
+            for match in matches
+            for route in routes[match.keyword_list_id]
+            if route.created_at <= match.created_at
+        ],
+        ignore_conflicts=True,
+    )
+    instant = Notice.objects.pending().filter(
+        match_id__in=match_ids, mode=Mode.INSTANT, claimed_at__isnull=True
+    )
+    return list(instant.order_by("id").values_list("id", flat=True))
+
+
+def plan_due(now: datetime | None = None) -> tuple[list[int], list[int]]:
+    """Write missing notices and due digests; return (instant notices, digests) to send.
+
+    The sweep behind crash safety: a match whose notices were never written (its worker
+    died after the ingest), an instant notice whose task was lost or whose worker died
+    (claim past the lease), a digest waiting.
+    """
+    now = now or timezone.now()
+    conf = clipping_settings()
+    missing = Match.objects.filter(
+        created_at__gte=now - SWEEP_WINDOW,
+        keyword_list__channel_routes__created_at__lte=F("created_at"),
+    ).exclude(Exists(Notice.objects.filter(match=OuterRef("pk"))))
+    fresh = plan_notices(list(missing.values_list("id", flat=True).distinct()[:5000]))
+    recent = ChannelDelivery.objects.filter(
+        notice=OuterRef("pk"), created_at__gte=now - conf.claim_timeout
+    )
+    stalled = (
+        Notice.objects.pending()
+        .filter(mode=Mode.INSTANT)
+        .filter(
+            Q(claimed_at__lt=now - conf.claim_timeout)
+            | Q(claimed_at__isnull=True, created_at__lt=now - conf.stalled_after) & ~Exists(recent)
+        )
+    )
+    notice_ids = [*fresh, *stalled.order_by("id").values_list("id", flat=True)[:5000]]
+    return sorted(set(notice_ids)), plan_digests(now)
+
+
+def plan_digests(now: datetime) -> list[int]:
+    """Gather digest notices into one digest per channel and period; return those waiting.
+
+    A channel's digest goes out at its owner's digest time: weekly for people who chose
+    weekly mail digests, daily for everyone else.
+    """
+    owners = (
+        Notice.objects.pending()
+        .filter(mode=Mode.DIGEST, digest__isnull=True)
+        .values_list(
+            "channel_id",
+            "channel__owner__delivery_mode",
+            "channel__owner__digest_hour",
+            "channel__owner__digest_weekday",
+            "channel__owner__time_zone",
+        )
+        .distinct()
+    )
+    for channel_id, mode, hour, weekday, time_zone in owners:
+        weekly = mode == User.Delivery.WEEKLY
+        slot = last_slot(
+            User.Delivery.WEEKLY if weekly else User.Delivery.DAILY, hour, weekday, time_zone, now
+        )
+        notices = Notice.objects.pending().filter(
+            channel_id=channel_id, mode=Mode.DIGEST, digest__isnull=True, created_at__lt=slot
+        )
+        if not notices.exists():
+            continue
+        with transaction.atomic():
+            digest, _ = ChannelDigest.objects.get_or_create(channel_id=channel_id, period=slot)
+            # A digest already claimed or sent keeps its contents; late notices wait.
+            open_digest = ChannelDigest.objects.select_for_update().filter(
+                id=digest.id, status=SendStatus.PENDING, claimed_at__isnull=True
+            )
+            if open_digest.exists():
+                notices.update(digest=digest)
+    lease = clipping_settings().claim_timeout
+    recent = ChannelDelivery.objects.filter(digest=OuterRef("pk"), created_at__gte=now - lease)
+    waiting = ChannelDigest.objects.filter(status=SendStatus.PENDING).filter(
+        Q(claimed_at__lt=now - lease) | Q(claimed_at__isnull=True) & ~Exists(recent)
+    )
+    return list(waiting.order_by("period", "id").values_list("id", flat=True))
+
+
+# --- Sending -------------------------------------------------------------------------------
+
+
+def deliver_notice(notice_id: int) -> Outcome:
+    """Send one clip through one channel, once. Raise TransientSendError to be retried."""
+    claim = timezone.now()
+    claimed = (
+        Notice.objects.claimable(claim, clipping_settings().claim_timeout)
+        .filter(id=notice_id)
+        .update(claimed_at=claim)
+    )
+    if claimed != 1:
+        return Outcome.BUSY
+    notice = Notice.objects.select_related(
+        "channel__owner", "match__clip", "match__keyword_list"
+    ).get(id=notice_id)
+    _abandon(ChannelDelivery.objects.filter(notice=notice))
+    refusal = channel_refusal(notice.channel) or list_refusal(notice.match.keyword_list)
+    if refusal:
+        _settle(Notice.objects.filter(id=notice.id), SendStatus.SKIPPED, refusal)
+        return Outcome.SKIPPED
+    delivery = ChannelDelivery.objects.create(
+        channel=notice.channel, kind=ChannelDelivery.Kind.INSTANT, notice=notice
+    )
+    match = notice.match
+    try:
+        send(notice.channel, one_line(match.clip.title, 250), clip_text(match))
+    except ChannelError as exc:
+        return _failed(delivery, exc, Notice.objects.filter(id=notice.id), claim)
+    with transaction.atomic():
+        delivery.succeed()
+        _settle(Notice.objects.filter(id=notice.id), SendStatus.SENT)
+        resume_counting(notice.channel)
+    return Outcome.SENT
+
+
+def deliver_digest(digest_id: int) -> Outcome:
+    """Send one channel digest, once. Raise TransientSendError to be retried."""
+    claim = timezone.now()
+    lease = clipping_settings().claim_timeout
+    claimed = (
+        ChannelDigest.objects.filter(id=digest_id, status=SendStatus.PENDING)
+        .filter(Q(claimed_at__isnull=True) | Q(claimed_at__lt=claim - lease))
+        .update(claimed_at=claim)
+    )
+    if claimed != 1:
+        return Outcome.BUSY
+    digest = ChannelDigest.objects.select_related("channel__owner").get(id=digest_id)
+    _abandon(ChannelDelivery.objects.filter(digest=digest))
+    pending = digest.notices.pending()
+    refusal = channel_refusal(digest.channel)
+    if refusal:
+        _settle(pending, SendStatus.SKIPPED, refusal)
+        _settle_digest(digest, SendStatus.SKIPPED, refusal)
+        return Outcome.SKIPPED
+    for notice in pending.select_related("match__keyword_list"):
+        muted = list_refusal(notice.match.keyword_list)
+        if muted:
+            _settle(Notice.objects.filter(id=notice.id), SendStatus.SKIPPED, muted)
+    notices = list(
+        digest.notices.pending()
+        .select_related("match__clip", "match__keyword_list")
+        .order_by("match__found_at", "id")
+    )
+    if not notices:
+        _settle_digest(digest, SendStatus.SKIPPED, "Nothing left to send.")
+        return Outcome.SKIPPED
+    delivery = ChannelDelivery.objects.create(
+        channel=digest.channel, kind=ChannelDelivery.Kind.DIGEST, digest=digest
+    )
+    title, body = digest_text([n.match for n in notices])
+    ids = [n.id for n in notices]
+    try:
+        send(digest.channel, title, body)
+    except ChannelError as exc:
+        return _failed(delivery, exc, ChannelDigest.objects.filter(id=digest.id), claim, digest)
+    with transaction.atomic():
+        delivery.succeed()
+        _settle(Notice.objects.filter(id__in=ids), SendStatus.SENT)
+        _settle_digest(digest, SendStatus.SENT)
+        resume_counting(digest.channel)
+    return Outcome.SENT
+
+
+def channel_refusal(channel: Channel) -> str:
+    """Return why nothing may be sent through this channel, or "" if it may."""
+    if channel.paused:
+        return f"The channel is paused: {channel.paused_reason}"[:300]
+    if not channel.owner.is_active:
+        return "The account is inactive."
+    return ""
+
+
+def list_refusal(keyword_list: KeywordList) -> str:
+    if not keyword_list.active:
+        return "The list is paused."
+    return ""
+
+
+def clip_text(match: Match) -> str:
+    """Return the message body of one clip: its summary, its address and its list."""
+    clip = match.clip
+    return f"{one_line(match.summary, 1000)}\n\n{clip.url}\n\n({match.keyword_list.name})"
+
+
+def digest_text(matches: list[Match]) -> tuple[str, str]:
+    """Return the title and body of a digest message."""
+    lists = sorted({m.keyword_list.name for m in matches})
+    count = len(matches)
+    title = f"{count} new clip{'s' if count != 1 else ''} for {', '.join(lists)}"
+    lines = [f"• {one_line(m.clip.title, 200)}\n  {m.clip.url}" for m in matches[:DIGEST_ITEMS]]
+    if count > DIGEST_ITEMS:
+        lines.append(f"… and {count - DIGEST_ITEMS} more on your Webclip page.")
+    return one_line(title, 250), "\n".join(lines)
+
+
+def resume_counting(channel: Channel) -> None:
+    """A send went through: the count of failures in a row starts again."""
+    Channel.objects.filter(id=channel.id, failures__gt=0).update(failures=0)
+
+
+def _failed(
+    delivery: ChannelDelivery,
+    exc: ChannelError,
+    claimed: QuerySet[Notice] | QuerySet[ChannelDigest],
+    claim: datetime,
+    digest: ChannelDigest | None = None,
+) -> Outcome:
+    """Record a failed send; pause the channel after too many, else ask for a retry."""
+    reason = str(exc)
+    delivery.fail(reason)
+    channel = delivery.channel
+    Channel.objects.filter(id=channel.id).update(failures=F("failures") + 1)
+    failures = Channel.objects.values_list("failures", flat=True).get(id=channel.id)
+    limit = channel_settings().pause_after
+    if exc.permanent or failures >= limit:
+        why = (
+            f"Paused after {failures} failed sends in a row; the last: {reason}"
+            if not exc.permanent
+            else f"Paused: {reason}"
+        )
+        Channel.objects.filter(id=channel.id, paused_at__isnull=True).update(
+            paused_at=timezone.now(), paused_reason=why[:500]
+        )
+        logger.warning("Channel %s paused: %s", channel.id, why)
+        notices = digest.notices.pending() if digest else claimed
+        _settle(notices, SendStatus.FAILED, why)
+        if digest is not None:
+            _settle_digest(digest, SendStatus.FAILED, why)
+        return Outcome.FAILED
+    claimed.filter(claimed_at=claim).update(claimed_at=None)
+    raise TransientSendError(reason) from exc
+
+
+def _abandon(deliveries: QuerySet[ChannelDelivery]) -> None:
+    """Mark attempts left sending by a worker whose claim we took over as failed."""
+    deliveries.filter(status=ChannelDelivery.Status.SENDING).update(
+        status=ChannelDelivery.Status.FAILED, error=ABANDONED, finished_at=timezone.now()
+    )
+
+
+def _settle(notices: QuerySet[Notice], status: str, note: str = "") -> None:
+    fields: dict[str, object] = {"status": status, "note": note[:300], "claimed_at": None}
+    if status == SendStatus.SENT:
+        fields["sent_at"] = timezone.now()
+    notices.update(**fields)
+
+
+def _settle_digest(digest: ChannelDigest, status: str, note: str = "") -> None:
+    fields: dict[str, object] = {"status": status, "note": note[:300], "claimed_at": None}
+    if status == SendStatus.SENT:
+        fields["sent_at"] = timezone.now()
+    ChannelDigest.objects.filter(id=digest.id).update(**fields)

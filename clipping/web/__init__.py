@@ -1,0 +1,1 @@
+"""The web pages of the sites people add and of their notification channels."""

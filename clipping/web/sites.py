@@ -1,0 +1,103 @@
+"""The Sites page: the sites a person follows, with their crawl status, and adding one."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from crawler import usersites
+from crawler.conf import user_site_settings
+from crawler.models import Site
+
+SESSION_KEY = "site_preview"  # the preview the person saw, until they add the site
+RUNS_SHOWN = 5
+
+
+class SiteURLForm(forms.Form):
+    url = forms.CharField(
+        label="Address of a site, a section or a feed",
+        max_length=2083,
+        widget=forms.TextInput(attrs={"placeholder": "https://news.example.com/science/"}),
+    )
+
+
+@login_required
+def site_index(request: HttpRequest) -> HttpResponse:
+    return _index(request, SiteURLForm())
+
+
+@login_required
+@require_POST
+def site_preview(request: HttpRequest) -> HttpResponse:
+    """Fetch and analyse the address, and show what a site of it would give."""
+    form = SiteURLForm(request.POST)
+    if not form.is_valid():
+        return _index(request, form, status=400)
+    preview = usersites.preview_site(request.user, form.cleaned_data["url"])
+    if not preview.error:
+        request.session[SESSION_KEY] = preview.to_dict()
+    return _index(request, form, preview=preview)
+
+
+@login_required
+@require_POST
+def site_add(request: HttpRequest) -> HttpResponse:
+    """Add the previewed site, or follow the site already watching its origin."""
+    form = SiteURLForm(request.POST)
+    if not form.is_valid():
+        return _index(request, form, status=400)
+    url = usersites.normalized(form.cleaned_data["url"])
+    saved = request.session.pop(SESSION_KEY, None)
+    try:
+        preview = usersites.Preview.from_dict(saved) if saved else None
+    except TypeError:  # kept by an older version of the page: preview again
+        preview = None
+    try:
+        added = usersites.add_site(request.user, url, preview)
+    except usersites.SiteRefused as exc:
+        messages.error(request, str(exc))
+        return redirect("site_index")
+    messages.success(request, added.message)
+    return redirect("site_index")
+
+
+@login_required
+def site_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    site = get_object_or_404(Site.objects.followed_by(request.user), pk=pk)
+    (row,) = [r for r in usersites.followed_sites(request.user) if r.site.pk == site.pk]
+    runs = list(site.runs.order_by("-started_at", "-id")[:RUNS_SHOWN])
+    return render(request, "clipping/site_detail.html", {"row": row, "runs": runs})
+
+
+@login_required
+@require_POST
+def site_remove(request: HttpRequest, pk: int) -> HttpResponse:
+    site = get_object_or_404(Site.objects.followed_by(request.user), pk=pk)
+    usersites.unfollow_site(request.user, site)
+    messages.success(request, f"You no longer follow {site.name}.")
+    return redirect("site_index")
+
+
+def _index(
+    request: HttpRequest,
+    form: SiteURLForm,
+    *,
+    preview: usersites.Preview | None = None,
+    status: int = 200,
+) -> HttpResponse:
+    conf = user_site_settings()
+    rows = usersites.followed_sites(request.user)
+    context = {
+        "form": form,
+        "rows": rows,
+        "preview": preview,
+        "policy": conf.policy,
+        "max_sites": conf.max_sites,
+        "pages_per_day": conf.pages_per_day,
+        "pages_left": usersites.pages_allowance(request.user),
+    }
+    return render(request, "clipping/sites.html", context, status=status)

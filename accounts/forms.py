@@ -1,42 +1,100 @@
 from typing import Any
 
 from allauth.account.adapter import get_adapter
+from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
+from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.hashers import make_password
+from django.http import HttpRequest, HttpResponse
+from django.utils.dates import WEEKDAYS
+from django.utils.translation import gettext_lazy as _
 
-from accounts.models import User, time_zone_choices
+from accounts.models import User
+from accounts.timezones import canonical_time_zone, time_zone_choices
 
 
 class PreferencesForm(forms.ModelForm):
-    time_zone = forms.ChoiceField(choices=time_zone_choices, initial="UTC")
+    """Notification, time-zone and language preferences; digest fields form their own group."""
+
+    time_zone = forms.ChoiceField(
+        label=_("Time zone"),
+        choices=time_zone_choices,
+        initial="UTC",
+        help_text=_("Times on your pages and in your mail are shown in this zone."),
+        # app.js adds a search box above the menu (these attributes name and label it).
+        widget=forms.Select(
+            attrs={
+                "data-filterable": "",
+                "data-filter-label": _("Search time zones"),
+                "data-filter-placeholder": _("Search: city or region"),
+            }
+        ),
+    )
+    language = forms.ChoiceField(
+        label=_("Language"),
+        required=False,
+        choices=lambda: [("", _("As my browser asks")), *settings.LANGUAGES],
+        help_text=_("Pages and mail in this language."),
+    )
+
+    digest_fields = ("digest_hour", "digest_weekday")
 
     class Meta:
         model = User
-        fields = ["delivery_mode", "digest_hour", "digest_weekday", "time_zone", "mail_paused"]
-        labels = {"mail_paused": "Pause all mail", "digest_weekday": "Weekly digest day"}
+        fields = [
+            "delivery_mode",
+            "instant_mails_per_hour",
+            "over_limit",
+            "over_limit_batch",
+            "digest_hour",
+            "digest_weekday",
+            "time_zone",
+            "language",
+            "mail_paused",
+        ]
+        labels = {
+            "delivery_mode": _("How clips reach me"),
+            "digest_hour": _("Digest time"),
+            "digest_weekday": _("Weekly digest day"),
+            "mail_paused": _("Pause all mail"),
+        }
         widgets = {
-            "digest_weekday": forms.Select(
-                choices=list(
-                    enumerate(
-                        [
-                            "Monday",
-                            "Tuesday",
-                            "Wednesday",
-                            "Thursday",
-                            "Friday",
-                            "Saturday",
-                            "Sunday",
-                        ]
-                    )
-                )
-            ),
+            # Django's own day names (Monday first), translated with the page.
+            "digest_weekday": forms.Select(choices=sorted(WEEKDAYS.items())),
             "digest_hour": forms.Select(choices=[(h, f"{h:02d}:00") for h in range(24)]),
         }
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        # An alias from an older menu (US/Eastern) shows as the zone it names.
+        stored = self.instance.time_zone
+        self.initial["time_zone"] = canonical_time_zone(stored) or "UTC"
+        # The mail cap is optional to send: a form without it keeps what the account has.
+        self.fields["over_limit"].required = False
+        self.fields["over_limit_batch"].required = False
+
+    def clean_over_limit(self) -> str:
+        return self.cleaned_data.get("over_limit") or self.instance.over_limit
+
+    def clean_over_limit_batch(self) -> int:
+        value = self.cleaned_data.get("over_limit_batch")
+        return self.instance.over_limit_batch if value is None else value
+
+    def other_fields(self) -> list[forms.BoundField]:
+        """Every visible field but the delivery mode and the digest group, in Meta order."""
+        shown_apart = {"delivery_mode", *self.digest_fields}
+        return [field for field in self.visible_fields() if field.name not in shown_apart]
+
+    def digest_group(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.digest_fields]
 
 
 class DeleteAccountForm(forms.Form):
     password = forms.CharField(
-        widget=forms.PasswordInput, help_text="Type your password to confirm."
+        label=_("Password"),
+        widget=forms.PasswordInput,
+        help_text=_("Type your password to confirm."),
     )
 
     def __init__(self, user: User, *args: object, **kwargs: object) -> None:
@@ -46,8 +104,22 @@ class DeleteAccountForm(forms.Form):
     def clean_password(self) -> str:
         password = self.cleaned_data["password"]
         if not self.user.check_password(password):
-            raise forms.ValidationError("That is not your password.")
+            raise forms.ValidationError(_("That is not your password."))
         return password
+
+
+class SignupForm(AllauthSignupForm):
+    """Sign-up whose answer takes as long for a taken address as for a new one.
+
+    A new account costs one password hash; allauth's path for a taken address (a mail saying
+    the account exists, the same redirect) skips it, so the response time alone told whether an
+    address has an account. The taken path hashes the password too and throws the hash away.
+    """
+
+    def try_save(self, request: HttpRequest) -> tuple[User | None, HttpResponse | None]:
+        if self.account_already_exists:
+            make_password(self.cleaned_data.get("password1"))
+        return super().try_save(request)
 
 
 class AdminLoginForm(AdminAuthenticationForm):

@@ -5,14 +5,15 @@ from __future__ import annotations
 import email
 import email.policy
 from dataclasses import dataclass
+from datetime import datetime
 from email.message import EmailMessage
-from email.utils import getaddresses
+from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 
 from django.db.models import Q
 from django.http import HttpRequest
 
-_SEPARATOR = "-" * 79
+_SEPARATOR = b"-" * 79
 _SESSION_KEY = "mailbox_addresses"
 
 
@@ -24,19 +25,27 @@ class StoredMail:
     sender: str
     date: str
     text: str
+    html: str = ""
 
     @classmethod
     def from_message(cls, file: str, message: EmailMessage) -> StoredMail:
-        part = message.get_body(preferencelist=("plain", "html"))
-        text = part.get_content() if part is not None else ""
+        """Read headers (RFC 2047 words decoded) and the text and HTML parts of one message."""
         return cls(
             file,
             str(message["Subject"] or ""),
             str(message["To"] or ""),
             str(message["From"] or ""),
             str(message["Date"] or ""),
-            text,
+            _part(message, "plain"),
+            _part(message, "html"),
         )
+
+    @property
+    def sent_at(self) -> datetime | None:
+        try:
+            return parsedate_to_datetime(self.date) if self.date else None
+        except (TypeError, ValueError):
+            return None
 
     def recipients(self) -> set[str]:
         return {address.lower() for _, address in getaddresses([self.to]) if address}
@@ -49,13 +58,25 @@ def read_mailbox(folder: str | Path, limit: int | None = 50) -> list[StoredMail]
         return []
     mails: list[StoredMail] = []
     for file in sorted(path.glob("*.log"), key=lambda p: p.stat().st_mtime, reverse=True):
-        chunks = [c.strip("\n") for c in file.read_text(errors="replace").split(_SEPARATOR)]
+        # Bytes, as the file backend wrote them: a text read would leave 8-bit and
+        # quoted-printable bodies to be decoded twice or not at all.
+        chunks = [c.strip(b"\r\n") for c in file.read_bytes().split(_SEPARATOR)]
         for chunk in reversed([c for c in chunks if c.strip()]):
-            message = email.message_from_string(chunk, policy=email.policy.default)
+            message = email.message_from_bytes(chunk, policy=email.policy.default)
             mails.append(StoredMail.from_message(file.name, message))  # type: ignore[arg-type]
             if limit is not None and len(mails) >= limit:
                 return mails
     return mails
+
+
+def _part(message: EmailMessage, subtype: str) -> str:
+    part = message.get_body(preferencelist=(subtype,))
+    if part is None:
+        return ""
+    try:
+        return str(part.get_content())
+    except (LookupError, ValueError):  # an unknown charset or a broken encoding
+        return part.get_payload(decode=True).decode("utf-8", errors="replace")
 
 
 def grant_address(request: HttpRequest, address: str) -> None:

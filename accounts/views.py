@@ -1,22 +1,37 @@
-"""Account settings: notification preferences and account deletion."""
+"""Account settings: notification preferences, language and time zone, API tokens, deletion."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views import i18n
 from django.views.decorators.http import require_POST
 
 from accounts.forms import DeleteAccountForm, PreferencesForm
+from accounts.models import API_TOKENS_PER_USER, ApiToken
+from accounts.timezones import canonical_time_zone
+
+# The browser's zone, reported once per session; applied to an account made in this session.
+SESSION_TIME_ZONE = "browser_time_zone"
 
 
 @login_required
 def settings_view(request: HttpRequest) -> HttpResponse:
     form = PreferencesForm(request.POST or None, instance=request.user)
     if request.method == "POST" and form.is_valid():
-        form.save()
-        messages.success(request, "Your notification preferences are saved.")
-        return redirect("account_settings")
+        user = form.save(commit=False)
+        user.time_zone_confirmed = True
+        user.save()
+        if user.language:
+            translation.activate(user.language)
+        messages.success(request, _("Your preferences are saved."))
+        response = redirect("account_settings")
+        _remember_language(response, user.language)
+        return response
     return render(
         request,
         "accounts/settings.html",
@@ -28,7 +43,35 @@ def settings_view(request: HttpRequest) -> HttpResponse:
 @require_POST
 def rotate_feed_token(request: HttpRequest) -> HttpResponse:
     request.user.rotate_feed_token()
-    messages.success(request, "Your feed has a new address; the old one no longer works.")
+    messages.success(request, _("Your feed has a new address; the old one no longer works."))
+    return redirect("account_settings")
+
+
+@login_required
+@require_POST
+def api_token_create(request: HttpRequest) -> HttpResponse:
+    """Create a personal API token and show it, this once: only its digest is kept."""
+    name = " ".join(request.POST.get("name", "").split())[:100] or _("API token")
+    if ApiToken.objects.owned_by(request.user).count() >= API_TOKENS_PER_USER:
+        messages.error(
+            request,
+            _("You have %(count)d tokens; revoke one first.") % {"count": API_TOKENS_PER_USER},
+        )
+        return redirect("account_settings")
+    token, secret = ApiToken.issue(request.user, name)
+    response = render(
+        request, "accounts/api_token_created.html", {"token": token, "secret": secret}
+    )
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+@login_required
+@require_POST
+def api_token_revoke(request: HttpRequest, pk: int) -> HttpResponse:
+    token = get_object_or_404(ApiToken.objects.owned_by(request.user), pk=pk)
+    token.delete()
+    messages.success(request, _("The token “%(name)s” is revoked.") % {"name": token.name})
     return redirect("account_settings")
 
 
@@ -39,7 +82,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
         user = request.user
         logout(request)
         user.delete()  # cascades to lists, matches, deliveries and email addresses
-        messages.success(request, "Your account and all its data are deleted.")
+        messages.success(request, _("Your account and all its data are deleted."))
         return redirect("home")
     return render(request, "accounts/delete.html", {"form": form})
 
@@ -64,3 +107,45 @@ def mailbox(request: HttpRequest) -> HttpResponse:
     return render(
         request, "accounts/mailbox.html", {"mails": mails, "everyone": request.user.is_staff}
     )
+
+
+@require_POST
+def set_time_zone(request: HttpRequest) -> HttpResponse:
+    """Take the zone the browser reports (Intl) for an account that has not chosen one.
+
+    The zone is kept in the session too, so an account made later in it starts with it.
+    An alias (Asia/Calcutta) is read as its current zone; an unknown name changes nothing.
+    """
+    zone = canonical_time_zone(request.POST.get("time_zone", "").strip()[:64])
+    if zone is None:
+        return HttpResponse(status=400)
+    request.session[SESSION_TIME_ZONE] = zone
+    user = request.user
+    if user.is_authenticated and not user.time_zone_confirmed:
+        user.time_zone = zone
+        user.time_zone_confirmed = True
+        user.save(update_fields=["time_zone", "time_zone_confirmed"])
+    return HttpResponse(status=204)
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Switch the language: Django's cookie, and the account's choice when signed in."""
+    language = request.POST.get("language", "")
+    if request.user.is_authenticated and language in dict(settings.LANGUAGES):
+        request.user.language = language
+        request.user.save(update_fields=["language"])
+    return i18n.set_language(request)
+
+
+def _remember_language(response: HttpResponse, language: str) -> None:
+    if language:
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            language,
+            max_age=settings.LANGUAGE_COOKIE_AGE,
+            samesite="Lax",
+            secure=settings.SESSION_COOKIE_SECURE,
+        )
+    else:
+        response.delete_cookie(settings.LANGUAGE_COOKIE_NAME)

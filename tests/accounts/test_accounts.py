@@ -9,6 +9,7 @@ import pytest
 import time_machine
 from allauth.account.models import EmailAddress
 from django.conf import settings
+from django.contrib.auth.hashers import MD5PasswordHasher
 from django.core import mail
 from django.urls import reverse
 from django.utils import timezone
@@ -17,7 +18,8 @@ from accounts.models import User
 from clipping.models import KeywordList
 from tests.factories import PASSWORD, make_user
 
-pytestmark = pytest.mark.django_db
+# Account mail is queued; here the tasks run in the test process, as a worker would.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
 def sign_up(client, email: str, password: str = PASSWORD):
@@ -279,3 +281,25 @@ def test_a_password_reset_link_expires_after_one_hour(alice, time_machine):
     assert default_token_generator.check_token(alice, token)
     time_machine.move_to("2026-01-05 10:01:00+00:00", tick=False)
     assert not default_token_generator.check_token(alice, token)
+
+
+class CountingHasher(MD5PasswordHasher):
+    """The test hasher, counting how often a sign-up pays for a password hash."""
+
+    calls = 0
+
+    def encode(self, password: str, salt: str) -> str:
+        CountingHasher.calls += 1
+        return super().encode(password, salt)
+
+
+def test_sign_up_costs_one_password_hash_for_a_taken_address_as_for_a_new_one(
+    client, alice, settings
+):
+    settings.PASSWORD_HASHERS = [f"{__name__}.CountingHasher"]
+    CountingHasher.calls = 0
+    sign_up(client.__class__(), "erin@example.com")
+    fresh = CountingHasher.calls
+    CountingHasher.calls = 0
+    sign_up(client.__class__(), alice.email)
+    assert fresh == CountingHasher.calls == 1

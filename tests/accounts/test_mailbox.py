@@ -10,7 +10,8 @@ from django.urls import reverse
 
 from tests.factories import PASSWORD
 
-pytestmark = pytest.mark.django_db
+# Account mail is queued; here the tasks run in the test process, as a worker would.
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
 @pytest.fixture

@@ -1,0 +1,18 @@
+"""Template context for every page: the language switcher and the browser time-zone report."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpRequest
+
+from accounts.views import SESSION_TIME_ZONE
+
+
+def preferences(request: HttpRequest) -> dict[str, object]:
+    user = getattr(request, "user", None)
+    if user is not None and user.is_authenticated:
+        report_zone = not user.time_zone_confirmed
+    else:
+        session = getattr(request, "session", None)
+        report_zone = session is not None and SESSION_TIME_ZONE not in session
+    return {"LANGUAGES": settings.LANGUAGES, "REPORT_TIME_ZONE": report_zone}

@@ -9,9 +9,9 @@ TEST_ENV := DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/web
             CACHE_URL=$${CACHE_URL:-redis://127.0.0.1:6379/1} \
             CELERY_BROKER_URL=$${CELERY_BROKER_URL:-redis://127.0.0.1:6379/2}
 
-.PHONY: run test test-fast lint format typecheck migrations-check bench install system-packages services clean
+.PHONY: run test test-fast lint format typecheck migrations-check bench install system-packages services clean messages
 
-install: $(STAMP) $(NLTK_DATA)/.ready
+install: $(STAMP) $(NLTK_DATA)/.ready messages
 	@$(MAKE) --no-print-directory compile-matching > /dev/null 2>&1 \
 	  || echo "No mypyc build (make compile-matching says why): the keyword index runs as pure Python."
 
@@ -38,12 +38,18 @@ $(NLTK_DATA)/.ready: $(STAMP) analyzer/nltkdata.py
 system-packages:
 	./scripts/ensure-system-packages.sh
 
+# The German and French catalogues (locale/*/LC_MESSAGES/django.po) compiled to .mo; needs
+# gettext's msgfmt (scripts/ensure-system-packages.sh installs it).
+messages: $(STAMP)
+	$(PY) manage.py compilemessages -l de -l fr --ignore '.venv' --ignore 'var' > /dev/null
+
 services:
 	./scripts/ensure-services.sh
 
 run: $(STAMP)
 	-./scripts/ensure-system-packages.sh --optional
 	$(MAKE) --no-print-directory $(NLTK_DATA)/.ready
+	-$(MAKE) --no-print-directory messages  # without msgfmt the pages stay in English
 	mkdir -p var/mailbox var/broker/queue var/broker/processed
 	$(PY) manage.py migrate --no-input
 	$(PY) manage.py bootstrap
@@ -52,7 +58,7 @@ run: $(STAMP)
 	$(VENV)/bin/honcho -f Procfile.dev start
 
 test: system-packages $(STAMP) services
-	$(MAKE) --no-print-directory $(NLTK_DATA)/.ready compile-matching
+	$(MAKE) --no-print-directory $(NLTK_DATA)/.ready compile-matching messages
 	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run > /dev/null
 	$(TEST_ENV) $(VENV)/bin/pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
@@ -82,7 +88,7 @@ migrations-check: $(STAMP)
 	$(PY) manage.py makemigrations --check --dry-run
 
 BENCHMARKS := analyzer_extraction analyzer_robustness matching crawl_throughput focused_recall \
-              hidden_web web_load
+              hidden_web web_load freshness
 
 bench: install services
 	@for b in $(BENCHMARKS); do echo "== bench/$$b.py"; $(TEST_ENV) $(PY) bench/$$b.py || exit 1; done

@@ -5,7 +5,10 @@ from pathlib import Path
 
 from celery import Celery
 
+from config import broker
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+broker.install()  # filesystem:// writes each message whole (config/broker.py)
 
 app = Celery("webclip", task_cls="celery.contrib.django.task:DjangoTask")
 app.config_from_object("django.conf:settings", namespace="CELERY")

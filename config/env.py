@@ -8,6 +8,7 @@ override them so), else from the environment, else takes its default.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from dataclasses import dataclass, field, fields
@@ -67,6 +68,17 @@ def parse_duration(name: str, raw: str) -> timedelta:
     if not found:
         raise SettingError(f"{name} must be a duration (90, 90s, 15m, 2h, 7d), got {raw!r}")
     return timedelta(seconds=float(found[1]) * _SECONDS[found[2].lower()])
+
+
+def parse_networks(name: str, raw: str) -> tuple[str, ...]:
+    """Return the CIDRs of a comma-separated list ("10.1.2.0/24, 127.0.0.1/32"), each checked."""
+    specs = tuple(part.strip() for part in raw.split(",") if part.strip())
+    for spec in specs:
+        try:
+            ipaddress.ip_network(spec, strict=False)
+        except ValueError as exc:
+            raise SettingError(f"{name}: {exc}") from None
+    return specs
 
 
 def _raw(name: str) -> str | None:

@@ -29,6 +29,9 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 SITE_NAME = env_str("SITE_NAME", "Webclip")
+# The Sites framework's one row: accounts sets its domain and name from SITE_URL and SITE_NAME
+# after every migrate, so allauth's mail says the same name as the pages.
+SITE_ID = 1
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -38,12 +41,14 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "django.contrib.sites",  # allauth names the site in mail from it; accounts sets it on migrate
     "django.contrib.humanize",
     "django.contrib.syndication",
     "allauth",
     "allauth.account",
     "anymail",
     "csp",
+    "ninja",  # the REST API; its Swagger UI assets are served from its static files, no CDN
     "django_celery_beat",
     "accounts",
     "clipping",
@@ -55,9 +60,11 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "accounts.middleware.PreferencesMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -79,6 +86,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "config.context_processors.site",
+                "accounts.context_processors.preferences",
             ],
         },
     },
@@ -153,6 +161,7 @@ ACCOUNT_CONFIRM_EMAIL_ON_GET = False
 ACCOUNT_LOGIN_ON_EMAIL_CONFIRMATION = True
 ACCOUNT_CHANGE_EMAIL = True
 ACCOUNT_PREVENT_ENUMERATION = True
+ACCOUNT_FORMS = {"signup": "accounts.forms.SignupForm"}
 ACCOUNT_LOGOUT_ON_GET = False
 ACCOUNT_EMAIL_SUBJECT_PREFIX = f"[{SITE_NAME}] "
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if SITE_URL.startswith("https") else "http"
@@ -173,7 +182,13 @@ ACCOUNT_RATE_LIMITS = {
 
 # --- Internationalisation ----------------------------------------------------------------------
 
-LANGUAGE_CODE = "en-us"
+# The language comes from the account (User.language), else the language switcher's cookie,
+# else the browser's Accept-Language; pages and mail are translated in locale/<lang>/.
+LANGUAGE_CODE = env_str("LANGUAGE_CODE", "en")
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("fr", "Français")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+# One date style everywhere (pages, mail, admin), in each language's words: config/formats/.
+FORMAT_MODULE_PATH = ["config.formats"]
 TIME_ZONE = env_str("TIME_ZONE", "UTC")
 USE_I18N = True
 USE_TZ = True
@@ -297,6 +312,13 @@ if CELERY_BROKER_URL.startswith("filesystem://"):
             "processed_folder": str(_broker_dir / "processed"),
             "control_folder": str(_broker_dir / "control"),
             "store_processed": False,
+            # kombu polls the folder and sleeps `polling_interval` (1 s by default) whenever the
+            # worker's prefetch is full or the folder is empty: about one task per second per
+            # free slot. At 0.02 s a worker drains ~100 tasks/s with ~15 ms latency for 0.5% of
+            # a core while idle (bench/freshness.py --broker); kombu's SQLAlchemy transport on
+            # SQLite, tried beside it, drained 33 tasks/s with 0.5 s latency and needs a new
+            # dependency. config/broker.py writes each message file whole for this speed.
+            "polling_interval": 0.02,
         }
     )
 CELERY_TASK_SERIALIZER = "json"
@@ -313,8 +335,13 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {
     "crawler.tasks.render_*": {"queue": "render"},
+    # Watches are short and frequent: on a queue of their own they never wait behind the long
+    # crawl runs that may hold every slot of a crawl worker.
+    "crawler.tasks.dispatch_due_watches": {"queue": "watch"},
+    "crawler.tasks.watch_site": {"queue": "watch"},
     "crawler.tasks.*": {"queue": "crawl"},
     "clipping.tasks.*": {"queue": "publish"},
+    "accounts.tasks.*": {"queue": "publish"},
 }
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = "UTC"

@@ -1,11 +1,15 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
 
 from accounts.forms import AdminLoginForm
 from accounts.views import mailbox
+from config.api import api
 
-admin.site.site_header = "Webclip administration"
-admin.site.site_title = "Webclip admin"
+admin.site.site_header = format_lazy(_("{site} administration"), site=settings.SITE_NAME)
+admin.site.site_title = format_lazy(_("{site} admin"), site=settings.SITE_NAME)
 # Wrong admin passwords spend the same rate limits as the allauth login.
 admin.site.login_form = AdminLoginForm
 
@@ -15,5 +19,7 @@ urlpatterns = [
     path("account/", include("accounts.urls")),
     path("mailbox/", mailbox, name="mailbox"),
     path("ops/", include("ops.urls")),
+    path("api/", api.urls),
+    path("", include("clipping.web.urls")),
     path("", include("clipping.urls")),
 ]

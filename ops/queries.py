@@ -54,6 +54,18 @@ class MailQueue:
     failed_digests: int
 
 
+@dataclass(frozen=True)
+class Freshness:
+    """How far publishing lags behind crawling: queue lengths and recent latencies."""
+
+    queues: dict[str, int | None]  # broker queue -> messages waiting (None: unreadable)
+    matches: int  # matches made in the window the latencies cover
+    ingest_median: float | None  # seconds from a page's fetch to its match
+    ingest_p90: float | None
+    mail_median: float | None  # seconds from a match to its instant mail
+    mail_p90: float | None
+
+
 def harvest_rate(relevant: int, fetched: int) -> float | None:
     """Return accepted pages per fetched page, None before any fetch."""
     return round(relevant / fetched, 4) if fetched else None
@@ -215,3 +227,62 @@ def failed_digests(limit: int = FAILED_SHOWN) -> QuerySet[Digest]:
         .annotate(last_error=_last_error("digest"), match_count=_match_count())
         .order_by("-period", "-id")[:limit]
     )
+
+
+# The Celery queues (config/settings.py CELERY_TASK_ROUTES) and the window latencies cover.
+QUEUES = ("crawl", "watch", "render", "publish", "celery")
+LATENCY_WINDOW = timedelta(hours=1)
+LATENCY_SAMPLE = 500
+
+
+def queue_lengths(names: tuple[str, ...] = QUEUES) -> dict[str, int | None]:
+    """Return the messages waiting in each broker queue (None when the broker cannot say).
+
+    A passive declare asks the broker without creating anything: Redis counts the list,
+    the filesystem transport the queue's message files.
+    """
+    from celery import current_app
+    from kombu.exceptions import ChannelError
+
+    lengths: dict[str, int | None] = dict.fromkeys(names)
+    try:
+        with current_app.connection_for_read() as connection:
+            connection.ensure_connection(max_retries=1)
+            channel = connection.default_channel
+            for name in names:
+                try:
+                    lengths[name] = channel.queue_declare(queue=name, passive=True).message_count
+                except ChannelError:
+                    lengths[name] = 0  # never declared: nothing was ever queued there
+    except Exception:  # a broker that is down must not take the dashboard with it
+        return dict.fromkeys(names)
+    return lengths
+
+
+def freshness(now: datetime | None = None) -> Freshness:
+    """Return queue lengths and, over the last hour's matches, fetch->match and match->mail."""
+    now = now or timezone.now()
+    rows = list(
+        Match.objects.filter(created_at__gte=now - LATENCY_WINDOW)
+        .order_by("-created_at")
+        .values_list("created_at", "clip__seen_at", "delivered_at", "digest_id")[:LATENCY_SAMPLE]
+    )
+    ingest = [(made - seen).total_seconds() for made, seen, _, _ in rows]
+    mail = [(sent - made).total_seconds() for made, _, sent, digest in rows if sent and not digest]
+    return Freshness(
+        queues=queue_lengths(),
+        matches=len(rows),
+        ingest_median=percentile(ingest, 50),
+        ingest_p90=percentile(ingest, 90),
+        mail_median=percentile(mail, 50),
+        mail_p90=percentile(mail, 90),
+    )
+
+
+def percentile(values: list[float], pct: float) -> float | None:
+    """Return the pct-th percentile (nearest rank) of values, None when there are none."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), round(pct / 100 * len(ordered) + 0.5)))
+    return round(ordered[rank - 1], 1)

@@ -56,6 +56,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "chart_data": queries.chart_data(sites, charts),
         "running": [(run, queries.run_progress(run, now)) for run in queries.running_runs()],
         "queue": queries.mail_queue(now),
+        "freshness": queries.freshness(now),
         "failed_matches": queries.failed_matches(),
         "failed_digests": queries.failed_digests(),
         "poll_seconds": POLL_SECONDS,
@@ -74,6 +75,7 @@ def progress(request: HttpRequest) -> JsonResponse:
         {
             "generated_at": now.isoformat(),
             "runs": [queries.run_progress(run, now) for run in queries.running_runs()],
+            "queues": queries.queue_lengths(),
             "mail": {
                 "undelivered": queue.undelivered,
                 "sending": queue.sending,

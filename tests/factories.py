@@ -132,4 +132,5 @@ def make_match(
         story=clip,
         summary=clip.summary,
         spans=spans,
+        found_at=clip.seen_at,  # found when the clip was seen, as ingest does
     )

@@ -16,6 +16,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.models import ApiToken
 from tests.factories import make_list, make_match, make_run, make_site, make_user, store_version
 
 pytestmark = pytest.mark.django_db
@@ -156,10 +157,29 @@ def _proposed_site(user):
     )
 
 
+def _run_search(user):
+    from crawler.models.hiddenweb import RunSearch
+
+    run = _run(user)
+    return RunSearch.objects.create(
+        site=run.site, run=run, query='"solar subsidies"', keyword="solar subsidies", pages=2
+    )
+
+
+def _run_render(user):
+    from crawler.models.hiddenweb import RunRender
+
+    run = _run(user)
+    return RunRender.objects.create(
+        site=run.site, run=run, url="https://news.example.com/live/", reason="script shell"
+    )
+
+
 SAMPLES: dict[str, Sample] = {
     "auth.group": _group,
     "account.emailaddress": _email_address,
     "accounts.user": lambda user: user,
+    "accounts.apitoken": lambda user: ApiToken.issue(user, "script")[0],
     "django_celery_beat.intervalschedule": _interval,
     "django_celery_beat.crontabschedule": _crontab,
     "django_celery_beat.solarschedule": _solar,
@@ -180,6 +200,8 @@ SAMPLES: dict[str, Sample] = {
     "crawler.sampledocument": _sample_document,
     "crawler.searchengine": _search_engine,
     "crawler.proposedsite": _proposed_site,
+    "crawler.runsearch": _run_search,
+    "crawler.runrender": _run_render,
 }
 
 REGISTERED = sorted(admin.site._registry.items(), key=lambda item: item[0]._meta.label_lower)

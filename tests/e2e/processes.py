@@ -122,3 +122,72 @@ def wait_until(
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+# --- Crashes: killing a pool process, the broker's redelivery, idleness -------------------------
+
+QUEUES = ("crawl", "render", "publish", "celery")
+
+
+def pool_children(process: subprocess.Popen[bytes]) -> list[int]:
+    """Return the pids of a prefork worker's pool processes (its direct children)."""
+    children: list[int] = []
+    for task in Path(f"/proc/{process.pid}/task").glob("*/children"):
+        children.extend(int(pid) for pid in task.read_text().split())
+    return children
+
+
+def kill_pool_child(process: subprocess.Popen[bytes], timeout: float = 10) -> int:
+    """SIGKILL the pool process of a worker started with concurrency 1; return its pid.
+
+    The worker's main process stays up: it sees the task's process lost and, with
+    task_reject_on_worker_lost, gives the message back to the broker at once.
+    """
+    (child,) = wait_until(lambda: pool_children(process), timeout, "the worker's pool process")
+    os.kill(child, signal.SIGKILL)
+    return child
+
+
+def broker_client():
+    """Return a Redis client on this test run's broker."""
+    import redis
+
+    return redis.Redis.from_url(settings.CELERY_BROKER_URL)
+
+
+def age_unacked(seconds: float) -> int:
+    """Make messages unacknowledged by a dead worker look `seconds` older; return how many.
+
+    The Redis transport restores a message once its visibility timeout passed (a new worker
+    does so as it starts): this lets that time pass without waiting for it.
+    """
+    client = broker_client()
+    aged = 0
+    for tag, score in client.zrange("unacked_index", 0, -1, withscores=True):
+        client.zadd("unacked_index", {tag: score - seconds})
+        aged += 1
+    return aged
+
+
+def broker_idle() -> bool:
+    """Tell whether no task waits in any queue and none is held by a worker."""
+    client = broker_client()
+    return not client.hlen("unacked") and not any(client.llen(queue) for queue in QUEUES)
+
+
+def purge_queues() -> None:
+    """Drop every message of this test run's broker database (earlier tests' rows are gone)."""
+    broker_client().delete(*QUEUES, "unacked", "unacked_index")
+
+
+def wait_for_log(processes: Processes, name: str, text: str, timeout: float = 60) -> None:
+    """Wait until the process's log shows `text` (e.g. a worker's "ready.")."""
+    wait_until(lambda: text in processes.log(name), timeout, f"{name} to log {text!r}", 0.05)
+
+
+def start_fake_clock_beat(
+    processes: Processes, name: str, start: str, step_seconds: int, steps: int, key: str
+) -> subprocess.Popen[bytes]:
+    """Start a beat on a fake clock (tests/e2e/fake_clock_beat.py) under `processes`."""
+    args = [sys.executable, "-m", "tests.e2e.fake_clock_beat", name, start]
+    return processes._start(name, [*args, str(step_seconds), str(steps), key])

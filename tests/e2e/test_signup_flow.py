@@ -8,6 +8,7 @@ import time
 import pytest
 
 from clipping.models import KeywordList
+from tests.e2e.processes import Processes, service_env
 from tests.factories import PASSWORD, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -23,6 +24,17 @@ def wait_for_mail(sink, address: str, timeout: float = 15.0):
     raise AssertionError(f"no mail reached {address} within {timeout} s")
 
 
+@pytest.fixture
+def publish_worker(live_server, smtp_server, tmp_path):
+    """The worker that sends account mail, as `make run` starts it."""
+    processes = Processes(
+        service_env(smtp_port=smtp_server.port, site_url=live_server.url), tmp_path
+    )
+    processes.worker("publish", "publish,celery")
+    yield processes
+    processes.stop_all()
+
+
 def log_in(page, base: str, email: str) -> None:
     page.goto(f"{base}/accounts/login/")
     page.fill("input[name=login]", email)
@@ -32,7 +44,7 @@ def log_in(page, base: str, email: str) -> None:
 
 
 def test_sign_up_verify_log_in_create_a_list_and_keep_it_private(
-    live_server, smtp_server, page, browser
+    live_server, smtp_server, publish_worker, page, browser
 ):
     base = live_server.url
     csp_violations: list[str] = []
@@ -44,7 +56,7 @@ def test_sign_up_verify_log_in_create_a_list_and_keep_it_private(
     )
 
     page.goto(f"{base}/")
-    page.click("text=Create your account")
+    page.click("main >> text=Sign up")
     page.fill("input[name=email]", "dana@example.com")
     page.fill("input[name=password1]", PASSWORD)
     page.fill("input[name=password2]", PASSWORD)

@@ -1,0 +1,41 @@
+"""The REST API at /api/: each app's router behind personal API tokens, OpenAPI 3 schema at
+/api/openapi.json and its Swagger UI at /api/docs (served from ninja's own static files)."""
+
+from __future__ import annotations
+
+import math
+
+from django.http import HttpRequest, HttpResponse
+from ninja import NinjaAPI
+from ninja.errors import AuthenticationError
+
+from accounts.api import RateLimited, TokenAuth
+from clipping.api import router as clipping_router
+from crawler.api import router as crawler_router
+
+api = NinjaAPI(
+    title="Webclip API",
+    version="1",
+    description="Keyword lists, clips, deliveries and watched sites. Authenticate with a personal "
+    "API token (Account page) as `Authorization: Bearer <token>`.",
+    auth=TokenAuth(),
+    urls_namespace="api",
+)
+api.add_router("", clipping_router)
+api.add_router("", crawler_router)
+
+
+@api.exception_handler(AuthenticationError)
+def unauthorized(request: HttpRequest, exc: AuthenticationError) -> HttpResponse:
+    response = api.create_response(
+        request, {"detail": "A valid API token is required."}, status=401
+    )
+    response["WWW-Authenticate"] = 'Bearer realm="api"'
+    return response
+
+
+@api.exception_handler(RateLimited)
+def rate_limited(request: HttpRequest, exc: RateLimited) -> HttpResponse:
+    response = api.create_response(request, {"detail": str(exc)}, status=429)
+    response["Retry-After"] = str(max(1, math.ceil(exc.wait)))
+    return response

@@ -1,0 +1,1 @@
+"""One date style for pages, mail and admin, in each language's words (FORMAT_MODULE_PATH)."""

@@ -1,0 +1,9 @@
+# 24 Nov 2026, 19:27: day, short month, year; 24-hour time.
+DATE_FORMAT = "j M Y"
+TIME_FORMAT = "H:i"
+DATETIME_FORMAT = "j M Y, H:i"
+SHORT_DATE_FORMAT = "j M Y"
+SHORT_DATETIME_FORMAT = "j M Y, H:i"
+MONTH_DAY_FORMAT = "j F"
+YEAR_MONTH_FORMAT = "F Y"
+FIRST_DAY_OF_WEEK = 1

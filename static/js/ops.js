@@ -4,18 +4,25 @@
 (function () {
   "use strict";
 
+  /* Counts per run are discrete: each series is drawn as straight lines between runs with a
+   * point at every run, never as a smoothed curve that would overshoot between counts. The words
+   * come from the page (#ops-chart-labels), translated with it. */
+  var WORDS = (document.getElementById("ops-chart-labels") || { dataset: {} }).dataset;
   var SERIES = [
-    { key: "fetched", label: "Fetched", color: "#1f77b4" },
-    { key: "new", label: "New", color: "#2ca02c" },
-    { key: "changed", label: "Changed", color: "#ff7f0e" },
-    { key: "clips", label: "Clips", color: "#9467bd" },
-    { key: "errors", label: "Errors", color: "#d62728" },
+    { key: "fetched", label: WORDS.fetched || "Fetched", color: "#1f77b4", point: "circle" },
+    { key: "new", label: WORDS.new || "New", color: "#2ca02c", point: "rect" },
+    { key: "changed", label: WORDS.changed || "Changed", color: "#b35900", point: "triangle" },
+    { key: "clips", label: WORDS.clips || "Clips", color: "#9467bd", point: "rectRot" },
+    { key: "errors", label: WORDS.errors || "Errors", color: "#d62728", point: "crossRot" },
   ];
+  var LANGUAGE = document.documentElement.lang || undefined;
 
   function shortDate(iso) {
     var d = new Date(iso);
-    return d.toLocaleString(undefined, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+    return d.toLocaleString(LANGUAGE, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
   }
+
+  var TEXT = (document.getElementById("ops-progress") || { dataset: {} }).dataset;
 
   function percent(rate) {
     return rate === null || rate === undefined ? "–" : Math.round(rate * 100) + "%";
@@ -29,34 +36,44 @@
         borderColor: s.color,
         backgroundColor: s.color,
         yAxisID: "y",
-        tension: 0.2,
+        tension: 0,
+        pointStyle: s.point,
+        pointRadius: 3.5,
+        pointHoverRadius: 5,
       };
     });
     datasets.push({
-      label: "Harvest rate (%)",
+      label: WORDS.harvest || "Harvest rate (%)",
       data: runs.map(function (r) { return r.harvest_rate === null ? null : r.harvest_rate * 100; }),
-      borderColor: "#7f7f7f",
-      backgroundColor: "#7f7f7f",
+      borderColor: "#666666",
+      backgroundColor: "#666666",
       borderDash: [6, 4],
       yAxisID: "y1",
-      tension: 0.2,
+      tension: 0,
+      pointStyle: "circle",
+      pointRadius: 3,
     });
     return new window.Chart(canvas, {
       type: "line",
       data: { labels: runs.map(function (r) { return shortDate(r.started_at); }), datasets: datasets },
       options: {
+        // The canvas fills its .chart-box, whose height the stylesheet sets per screen width:
+        // a fixed aspect ratio made the chart a flat line on a phone.
         responsive: true,
-        aspectRatio: 3,
+        maintainAspectRatio: false,
         animation: false,
+        locale: LANGUAGE,
         interaction: { mode: "index", intersect: false },
+        plugins: { legend: { labels: { usePointStyle: true, boxWidth: 8 } } },
         scales: {
-          y: { beginAtZero: true, title: { display: true, text: "pages / clips" } },
+          x: { ticks: { maxRotation: 0, autoSkip: true, autoSkipPadding: 12 } },
+          y: { beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: WORDS.pages || "pages / clips" } },
           y1: {
             position: "right",
             min: 0,
             max: 100,
             grid: { drawOnChartArea: false },
-            title: { display: true, text: "harvest %" },
+            title: { display: true, text: WORDS.harvestAxis || "harvest %" },
           },
         },
       },
@@ -92,7 +109,7 @@
     if (run.stale) {
       tr.className = "stale";
       var note = document.createElement("small");
-      note.textContent = " (no heartbeat)";
+      note.textContent = " " + (TEXT.stale || "(no heartbeat)");
       site.appendChild(note);
     }
     tr.appendChild(site);
@@ -122,7 +139,7 @@
     if (!rows.length) {
       var empty = document.createElement("tr");
       empty.className = "empty";
-      var td = cell("No crawl is running.");
+      var td = cell(TEXT.empty || "No crawl is running.");
       td.colSpan = 9;
       td.className = "empty-state";
       empty.appendChild(td);
@@ -157,10 +174,11 @@
         })
         .then(function (data) {
           showProgress(data);
-          status.textContent = "Updated " + new Date(data.generated_at).toLocaleTimeString() + ".";
+          status.textContent = (TEXT.updated || "Updated") + " " +
+            new Date(data.generated_at).toLocaleTimeString(LANGUAGE) + ".";
         })
-        .catch(function (error) {
-          status.textContent = "Could not refresh (" + error.message + "); retrying.";
+        .catch(function () {
+          status.textContent = TEXT.failed || "Could not refresh; retrying.";
         })
         .finally(function () {
           window.setTimeout(poll, delay);

@@ -165,8 +165,8 @@ class ApiToken(models.Model):
     """A personal token for the REST API: only its digest and first characters are stored."""
 
     user = models.ForeignKey(User, on_delete=models.CASCADE, related_name="api_tokens")
-    name = models.CharField(max_length=100, help_text="What the token is for.")
-    prefix = models.CharField(max_length=16, help_text="The token's first characters.")
+    name = models.CharField(max_length=100, help_text=_("What the token is for."))
+    prefix = models.CharField(max_length=16, help_text=_("The token's first characters."))
     digest = models.CharField(max_length=64, unique=True, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)

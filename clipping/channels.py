@@ -18,15 +18,20 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 import apprise
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Exists, F, OuterRef, Q, QuerySet
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from accounts.models import User
 from clipping.conf import channel_settings, clipping_settings
@@ -77,11 +82,15 @@ def check_url(url: str) -> Checked:
     """Return a channel URL's masked form and service; raise ChannelError if it cannot work."""
     url = url.strip()
     if not url or len(url) > 2000:
-        raise ChannelError("Give an Apprise URL, such as ntfys://ntfy.sh/my-topic.", permanent=True)
+        raise ChannelError(
+            _("Give an Apprise URL, such as %(example)s.")
+            % {"example": "ntfys://ntfy.sh/my-topic"},
+            permanent=True,
+        )
     plugin = apprise.Apprise.instantiate(url)
     if plugin is None:
         raise ChannelError(
-            "Apprise does not know this URL; see its list of services.", permanent=True
+            _("Apprise does not know this URL; see its list of services."), permanent=True
         )
     refusal = target_refusal(plugin)
     if refusal:
@@ -110,9 +119,11 @@ def target_refusal(plugin: Any) -> str:
         try:
             vetted_addresses_now(str(host), allow_private=False, allowed=allowed)
         except SSRFRefused as exc:
-            return f"Channels may not reach private or local network addresses ({exc})."
+            return _("Channels may not reach private or local network addresses (%(reason)s).") % {
+                "reason": exc
+            }
         except OSError as exc:
-            return f"The channel's host cannot be found ({exc})."
+            return _("The channel's host cannot be found (%(reason)s).") % {"reason": exc}
     return ""
 
 
@@ -124,7 +135,7 @@ def send(channel: Channel, title: str, body: str) -> None:
         raise ChannelError(str(exc), permanent=True) from exc
     plugin = apprise.Apprise.instantiate(url)
     if plugin is None:
-        raise ChannelError("Apprise no longer knows this URL.", permanent=True)
+        raise ChannelError(_("Apprise no longer knows this URL."), permanent=True)
     refusal = target_refusal(plugin)
     if refusal:
         raise ChannelError(refusal, permanent=True)
@@ -135,12 +146,13 @@ def send(channel: Channel, title: str, body: str) -> None:
         sent = plugin.notify(body=body, title=title)
     if refusals:  # a redirect, or a new DNS answer, pointed at a private address
         raise ChannelError(
-            f"Channels may not reach private or local network addresses ({refusals[-1]}).",
+            _("Channels may not reach private or local network addresses (%(reason)s).")
+            % {"reason": refusals[-1]},
             permanent=True,
         )
     if not sent:
         said = [line for line in log.getvalue().splitlines() if line.strip()]
-        raise ChannelError((said[-1] if said else "The service did not take the message.")[:500])
+        raise ChannelError((said[-1] if said else _("The service did not take the message."))[:500])
 
 
 def send_test(channel: Channel) -> str:
@@ -149,8 +161,9 @@ def send_test(channel: Channel) -> str:
     try:
         send(
             channel,
-            "Webclip test message",
-            f"This channel, {channel.name}, will receive the clips you choose.",
+            _("Webclip test message"),
+            _("This channel, %(name)s, will receive the clips you choose.")
+            % {"name": channel.name},
         )
     except ChannelError as exc:
         delivery.fail(str(exc))
@@ -272,8 +285,21 @@ def plan_digests(now: datetime) -> list[int]:
 # --- Sending -------------------------------------------------------------------------------
 
 
+@contextmanager
+def _in_owners_language(rows: QuerySet[Any], owner_language: str) -> Iterator[None]:
+    """Write messages and reasons in the language of the channel's owner, as mail does."""
+    language = rows.values_list(owner_language, flat=True).first()
+    with translation.override(language or settings.LANGUAGE_CODE):
+        yield
+
+
 def deliver_notice(notice_id: int) -> Outcome:
     """Send one clip through one channel, once. Raise TransientSendError to be retried."""
+    with _in_owners_language(Notice.objects.filter(id=notice_id), "channel__owner__language"):
+        return _deliver_notice(notice_id)
+
+
+def _deliver_notice(notice_id: int) -> Outcome:
     claim = timezone.now()
     claimed = (
         Notice.objects.claimable(claim, clipping_settings().claim_timeout)
@@ -307,6 +333,12 @@ def deliver_notice(notice_id: int) -> Outcome:
 
 def deliver_digest(digest_id: int) -> Outcome:
     """Send one channel digest, once. Raise TransientSendError to be retried."""
+    digests = ChannelDigest.objects.filter(id=digest_id)
+    with _in_owners_language(digests, "channel__owner__language"):
+        return _deliver_digest(digest_id)
+
+
+def _deliver_digest(digest_id: int) -> Outcome:
     claim = timezone.now()
     lease = clipping_settings().claim_timeout
     claimed = (
@@ -334,7 +366,7 @@ def deliver_digest(digest_id: int) -> Outcome:
         .order_by("match__found_at", "id")
     )
     if not notices:
-        _settle_digest(digest, SendStatus.SKIPPED, "Nothing left to send.")
+        _settle_digest(digest, SendStatus.SKIPPED, _("Nothing left to send."))
         return Outcome.SKIPPED
     delivery = ChannelDelivery.objects.create(
         channel=digest.channel, kind=ChannelDelivery.Kind.DIGEST, digest=digest
@@ -356,15 +388,15 @@ def deliver_digest(digest_id: int) -> Outcome:
 def channel_refusal(channel: Channel) -> str:
     """Return why nothing may be sent through this channel, or "" if it may."""
     if channel.paused:
-        return f"The channel is paused: {channel.paused_reason}"[:300]
+        return (_("The channel is paused: %(reason)s") % {"reason": channel.paused_reason})[:300]
     if not channel.owner.is_active:
-        return "The account is inactive."
+        return _("The account is inactive.")
     return ""
 
 
 def list_refusal(keyword_list: KeywordList) -> str:
     if not keyword_list.active:
-        return "The list is paused."
+        return _("The list is paused.")
     return ""
 
 
@@ -378,10 +410,20 @@ def digest_text(matches: list[Match]) -> tuple[str, str]:
     """Return the title and body of a digest message."""
     lists = sorted({m.keyword_list.name for m in matches})
     count = len(matches)
-    title = f"{count} new clip{'s' if count != 1 else ''} for {', '.join(lists)}"
+    title = ngettext(
+        "%(count)s new clip for %(lists)s", "%(count)s new clips for %(lists)s", count
+    ) % {"count": count, "lists": ", ".join(lists)}
     lines = [f"• {one_line(m.clip.title, 200)}\n  {m.clip.url}" for m in matches[:DIGEST_ITEMS]]
     if count > DIGEST_ITEMS:
-        lines.append(f"… and {count - DIGEST_ITEMS} more on your Webclip page.")
+        more = count - DIGEST_ITEMS
+        lines.append(
+            ngettext(
+                "… and %(count)s more on your Webclip page.",
+                "… and %(count)s more on your Webclip page.",
+                more,
+            )
+            % {"count": more}
+        )
     return one_line(title, 250), "\n".join(lines)
 
 
@@ -406,9 +448,14 @@ def _failed(
     limit = channel_settings().pause_after
     if exc.permanent or failures >= limit:
         why = (
-            f"Paused after {failures} failed sends in a row; the last: {reason}"
+            ngettext(
+                "Paused after %(count)s failed send in a row; the last: %(reason)s",
+                "Paused after %(count)s failed sends in a row; the last: %(reason)s",
+                failures,
+            )
+            % {"count": failures, "reason": reason}
             if not exc.permanent
-            else f"Paused: {reason}"
+            else _("Paused: %(reason)s") % {"reason": reason}
         )
         Channel.objects.filter(id=channel.id, paused_at__isnull=True).update(
             paused_at=timezone.now(), paused_reason=why[:500]

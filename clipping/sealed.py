@@ -13,6 +13,7 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 _INFO = b"webclip: notification channel URLs"
 
@@ -43,4 +44,4 @@ def unseal(token: str) -> str:
     try:
         return _keys().decrypt(token.encode("ascii")).decode()
     except (InvalidToken, UnicodeError) as exc:
-        raise SealError("The sealed value cannot be opened with SECRET_KEY.") from exc
+        raise SealError(_("The sealed value cannot be opened with SECRET_KEY.")) from exc

@@ -18,6 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -319,22 +320,33 @@ def lists_import(request: HttpRequest) -> HttpResponse:
     try:
         records = exchange.read_lists(upload.read(), upload.name or "")
     except exchange.ExchangeError as exc:
-        messages.error(request, f"Nothing was imported: {exc}")
+        messages.error(request, _("Nothing was imported: %(reason)s") % {"reason": exc})
         return redirect("list_index")
     report = exchange.import_lists(request.user, records)
     for list_id in report.to_backfill:
         tasks.request_backfill(list_id)
-    counts = f"{len(report.created)} created, {len(report.updated)} updated, {len(report.unchanged)} unchanged"
-    messages.success(request, f"Lists imported: {counts}.")
+    counts = {
+        "created": len(report.created),
+        "updated": len(report.updated),
+        "unchanged": len(report.unchanged),
+    }
+    messages.success(
+        request,
+        _("Lists imported: %(created)s created, %(updated)s updated, %(unchanged)s unchanged.")
+        % counts,
+    )
     for name, error in report.failed:
-        messages.error(request, f"List “{name}” was not imported: {error}")
+        messages.error(
+            request,
+            _("List “%(name)s” was not imported: %(error)s") % {"name": name, "error": error},
+        )
     return redirect("list_index")
 
 
 @login_required
 def sites_export(request: HttpRequest) -> HttpResponse:
     """Download the sites my clips come from as OPML."""
-    body = exchange.sites_opml(request.user, f"{settings.SITE_NAME}: my sites")
+    body = exchange.sites_opml(request.user, _("%(site)s: my sites") % {"site": settings.SITE_NAME})
     return _download(body, "text/x-opml; charset=utf-8", "sites.opml")
 
 
@@ -348,7 +360,7 @@ def sites_import(request: HttpRequest) -> HttpResponse:
     try:
         feeds = exchange.read_opml(upload.read())
     except exchange.ExchangeError as exc:
-        messages.error(request, f"Nothing was imported: {exc}")
+        messages.error(request, _("Nothing was imported: %(reason)s") % {"reason": exc})
         return redirect("list_index")
     rows = exchange.feed_rows(request.user, feeds)
     return render(request, "clipping/opml_import.html", {"rows": rows})
@@ -375,10 +387,19 @@ def account_export(request: HttpRequest) -> StreamingHttpResponse:
 def _upload(request: HttpRequest) -> UploadedFile | None:
     upload = request.FILES.get("file")
     if upload is None:
-        messages.error(request, "Choose a file to import.")
+        messages.error(request, _("Choose a file to import."))
         return None
     if upload.size > UPLOAD_MAX_BYTES:
-        messages.error(request, f"The file is larger than {UPLOAD_MAX_BYTES // 1024 // 1024} MiB.")
+        size = UPLOAD_MAX_BYTES // 1024 // 1024
+        messages.error(
+            request,
+            ngettext(
+                "The file is larger than %(size)s MiB.",
+                "The file is larger than %(size)s MiB.",
+                size,
+            )
+            % {"size": size},
+        )
         return None
     return upload
 

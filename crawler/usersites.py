@@ -32,6 +32,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 from django.utils.timesince import timesince, timeuntil
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from crawler.canonical import canonicalize, same_site
 from crawler.conf import user_site_settings
@@ -59,10 +61,10 @@ TITLES_SHOWN = 5
 LINKS_SHOWN = 5
 
 KIND_WORDS = {
-    "feed": "a news feed (RSS or Atom): each item is an article to clip",
-    "sitemap": "a sitemap: a list of the site's pages",
-    HUB: "a page of links to articles (a home page or a section)",
-    INFORMATION: "an article page",
+    "feed": gettext_lazy("a news feed (RSS or Atom): each item is an article to clip"),
+    "sitemap": gettext_lazy("a sitemap: a list of the site's pages"),
+    HUB: gettext_lazy("a page of links to articles (a home page or a section)"),
+    INFORMATION: gettext_lazy("an article page"),
 }
 
 
@@ -86,12 +88,30 @@ class CrawlPlan:
 
     def describe(self) -> str:
         """Say the plan in words."""
-        every = f"{self.revisit_hours:g} hour" + ("s" if self.revisit_hours != 1 else "")
-        browser = ", each page rendered in a browser" if self.needs_browser else ""
-        return (
-            f"Crawl every {every}, up to {self.page_budget} pages a time, following links "
-            f"{self.max_depth} deep, {self.crawl_delay:g} s between requests{browser}."
-        )
+        hours = self.revisit_hours
+        count = int(hours) if float(hours).is_integer() else 2  # 1.5 hours: plural
+        if self.needs_browser:
+            text = ngettext(
+                "Crawl every %(hours)s hour, up to %(pages)s pages a time, following links "
+                "%(depth)s deep, %(delay)s s between requests, each page rendered in a browser.",
+                "Crawl every %(hours)s hours, up to %(pages)s pages a time, following links "
+                "%(depth)s deep, %(delay)s s between requests, each page rendered in a browser.",
+                count,
+            )
+        else:
+            text = ngettext(
+                "Crawl every %(hours)s hour, up to %(pages)s pages a time, following links "
+                "%(depth)s deep, %(delay)s s between requests.",
+                "Crawl every %(hours)s hours, up to %(pages)s pages a time, following links "
+                "%(depth)s deep, %(delay)s s between requests.",
+                count,
+            )
+        return text % {
+            "hours": f"{hours:g}",
+            "pages": self.page_budget,
+            "depth": self.max_depth,
+            "delay": f"{self.crawl_delay:g}",
+        }
 
 
 @dataclass
@@ -116,7 +136,8 @@ class Preview:
 
     @property
     def kind_words(self) -> str:
-        return KIND_WORDS.get(self.kind, self.kind or "unknown")
+        words = KIND_WORDS.get(self.kind)
+        return str(words) if words is not None else self.kind or _("unknown")
 
     def to_dict(self) -> dict[str, Any]:
         """Return the preview as JSON-safe data (kept in the session until it is added)."""
@@ -139,13 +160,14 @@ class Added:
 
     @property
     def message(self) -> str:
+        name = {"name": self.site.name}
         if self.already:
-            return f"You already follow {self.site.name}."
+            return _("You already follow %(name)s.") % name
         if not self.created:
-            return f"{self.site.name} is already watched; you now follow it."
+            return _("%(name)s is already watched; you now follow it.") % name
         if self.site.approval == Site.Approval.PENDING:
-            return f"{self.site.name} is added and waits for an admin's approval."
-        return f"{self.site.name} is added; its first crawl starts within a few minutes."
+            return _("%(name)s is added and waits for an admin's approval.") % name
+        return _("%(name)s is added; its first crawl starts within a few minutes.") % name
 
 
 def normalized(url: str) -> str:
@@ -174,7 +196,7 @@ def preview_site(user: Any, url: str) -> Preview:
     preview = Preview(url=url, final_url=url)
     origin = url_origin(url)
     if origin is None:
-        preview.error = "This is not a web address (http:// or https://)."
+        preview.error = _("This is not a web address (http:// or https://).")
         return preview
     if _mark_existing(preview, origin):
         return preview
@@ -215,7 +237,11 @@ async def _explore(site: Site, preview: Preview, samples: int) -> None:
         fetched = await backend.fetch(preview.url)
         if fetched.error is not None or not fetched.succeeded:
             preview.error = _refusal_words(
-                fetched.error or FetchError(ErrorKind.HTTP, f"the server answered {fetched.status}")
+                fetched.error
+                or FetchError(
+                    ErrorKind.HTTP,
+                    _("the server answered %(status)s") % {"status": fetched.status},
+                )
             )
             return
         preview.final_url = fetched.final_url
@@ -223,7 +249,9 @@ async def _explore(site: Site, preview: Preview, samples: int) -> None:
         summary_kind = str(extracted.summary.get("kind", ""))
         preview.kind = summary_kind if summary_kind in ("feed", "sitemap") else extracted.kind or ""
         if not preview.kind:
-            preview.error = f"Webclip cannot read this page ({summary_kind or 'no content'})."
+            preview.error = _("Webclip cannot read this page (%(kind)s).") % {
+                "kind": summary_kind or _("no content")
+            }
             return
         preview.title = extracted.title or ""
         preview.feeds = list(dict.fromkeys(extracted.feeds))[:LINKS_SHOWN]
@@ -269,32 +297,39 @@ def _article_links(extracted: Any, base: str) -> list[str]:
 
 def _robots_words(robots: RobotsRules, url: str) -> str:
     if robots.unreachable:
-        return f"robots.txt could not be read ({robots.unreachable}); crawls wait until it can."
+        return _("robots.txt could not be read (%(reason)s); crawls wait until it can.") % {
+            "reason": robots.unreachable
+        }
     if robots.parser is None:
-        return "No robots.txt: crawlers may visit every page."
+        return _("No robots.txt: crawlers may visit every page.")
     if not robots.allows(url):
-        return "robots.txt asks crawlers to stay away from this page; Webclip obeys it."
+        return _("robots.txt asks crawlers to stay away from this page; Webclip obeys it.")
     delay = robots.crawl_delay
-    wait = f", and asks for {delay:g} s between requests" if delay else ""
-    return f"robots.txt allows this page{wait}."
+    if delay:
+        return _("robots.txt allows this page, and asks for %(delay)s s between requests.") % {
+            "delay": f"{delay:g}"
+        }
+    return _("robots.txt allows this page.")
 
 
 def _refusal_words(error: FetchError) -> str:
     match error.kind:
         case ErrorKind.SSRF:
-            return "Webclip does not visit private or local network addresses."
+            return _("Webclip does not visit private or local network addresses.")
         case ErrorKind.ROBOTS:
-            return (
+            return _(
                 "The site's robots.txt asks crawlers to stay away from this page; Webclip obeys it."
             )
         case ErrorKind.URL:
-            return f"This address cannot be fetched: {error.message}."
+            return _("This address cannot be fetched: %(reason)s.") % {"reason": error.message}
         case ErrorKind.TIMEOUT | ErrorKind.CONNECTION | ErrorKind.BACKOFF:
-            return f"The site could not be reached ({error.message}). Try again later."
+            return _("The site could not be reached (%(reason)s). Try again later.") % {
+                "reason": error.message
+            }
         case ErrorKind.CONTENT_TYPE:
-            return "This address is not a web page, feed or sitemap."
+            return _("This address is not a web page, feed or sitemap.")
         case _:
-            return f"The page could not be fetched ({error})."
+            return _("The page could not be fetched (%(reason)s).") % {"reason": error}
 
 
 def pages_allowance(user: Any, exclude_id: int | None = None) -> int:
@@ -329,8 +364,8 @@ def plan_for(user: Any, preview: Preview) -> CrawlPlan:
             break
     else:
         raise SiteRefused(
-            f"Your sites already use your {user_site_settings().pages_per_day} pages a day; "
-            "remove one to add another."
+            _("Your sites already use your %(pages)s pages a day; remove one to add another.")
+            % {"pages": user_site_settings().pages_per_day}
         )
     # robots.txt's Crawl-delay is obeyed by the fetcher anyway; the site says it too.
     delay = max(1.0, min(preview.robots_delay or 0.0, policy_from_settings().max_crawl_delay))
@@ -358,13 +393,13 @@ def add_site(user: Any, url: str, preview: Preview | None = None) -> Added:
     url = normalized(url)
     origin = url_origin(url)
     if origin is None:
-        raise SiteRefused("This is not a web address (http:// or https://).")
+        raise SiteRefused(_("This is not a web address (http:// or https://)."))
     existing = Site.objects.at_origin(origin)
     if existing:
         return _subscribe(user, existing[0])
     if conf.policy == "admins-only" and not user.is_staff:
         raise SiteRefused(
-            "Only admins add new sites here; you can follow any site that is already watched."
+            _("Only admins add new sites here; you can follow any site that is already watched.")
         )
     _check_quota(user)
     if preview is None or preview.url != url:
@@ -372,7 +407,7 @@ def add_site(user: Any, url: str, preview: Preview | None = None) -> Added:
     if preview.existing_id is not None:
         return _subscribe(user, Site.objects.get(id=preview.existing_id))
     if preview.error or preview.plan is None:
-        raise SiteRefused(preview.error or "Nothing to crawl was found at this address.")
+        raise SiteRefused(preview.error or _("Nothing to crawl was found at this address."))
     plan = preview.plan
     approved = conf.policy == "open" or user.is_staff
     site = Site(
@@ -405,14 +440,21 @@ def add_site(user: Any, url: str, preview: Preview | None = None) -> Added:
 def _check_quota(user: Any) -> None:
     limit = user_site_settings().max_sites
     if Site.objects.followed_by(user).count() >= limit and not user.is_staff:
-        raise SiteRefused(f"You follow {limit} sites, the most allowed; remove one first.")
+        raise SiteRefused(
+            ngettext(
+                "You follow %(count)s site, the most allowed; remove it first.",
+                "You follow %(count)s sites, the most allowed; remove one first.",
+                limit,
+            )
+            % {"count": limit}
+        )
 
 
 def _subscribe(user: Any, site: Site) -> Added:
     if site.subscribers.filter(id=user.pk).exists():
         return Added(site=site, created=False, already=True)
     if site.approval == Site.Approval.DENIED:
-        raise SiteRefused(f"An admin declined {site.name}; it is not crawled.")
+        raise SiteRefused(_("An admin declined %(name)s; it is not crawled.") % {"name": site.name})
     _check_quota(user)
     site.subscribers.add(user)
     return Added(site=site, created=False)
@@ -461,29 +503,45 @@ def followed_sites(user: Any, now: datetime | None = None) -> list[FollowedSite]
 def describe(site: Site, run: CrawlRun | None, now: datetime) -> str:
     """Say a site's crawl status and last run in words a reader understands."""
     if site.approval == Site.Approval.PENDING:
-        return "Waiting for an admin to approve it; it is not crawled until then."
+        return _("Waiting for an admin to approve it; it is not crawled until then.")
     if site.approval == Site.Approval.DENIED:
-        note = f": {site.review_note}" if site.review_note else "."
-        return f"An admin declined it{note}"
+        if site.review_note:
+            return _("An admin declined it: %(note)s") % {"note": site.review_note}
+        return _("An admin declined it.")
     if not site.enabled:
-        return "Paused: it is not crawled."
+        return _("Paused: it is not crawled.")
     if run is None:
-        return "Not crawled yet; the first crawl starts within a few minutes."
+        return _("Not crawled yet; the first crawl starts within a few minutes.")
     ago = timesince(run.started_at, now).split(",")[0]
     if run.finished_at is None:
-        return f"Being crawled now (started {ago} ago, {run.fetched} pages so far)."
+        return ngettext(
+            "Being crawled now (started %(ago)s ago, %(count)s page so far).",
+            "Being crawled now (started %(ago)s ago, %(count)s pages so far).",
+            run.fetched,
+        ) % {"ago": ago, "count": run.fetched}
     following = ""
     if site.next_crawl_at and site.next_crawl_at > now:
-        following = f" Next crawl in {timeuntil(site.next_crawl_at, now).split(',')[0]}."
+        when = timeuntil(site.next_crawl_at, now).split(",")[0]
+        following = " " + _("Next crawl in %(when)s.") % {"when": when}
     if run.status == CrawlRun.Status.FAILED:
-        reason = (run.error or "an error").strip().splitlines()[0][:200]
-        return f"The last crawl, {ago} ago, failed: {reason}.{following}"
-    stopped = " It was stopped before the end." if run.status == run.Status.INTERRUPTED else ""
-    return (
-        f"Last crawled {ago} ago: {_pages(run.fetched)} fetched, {run.new} new, "
-        f"{run.changed} changed, {run.errors} errors.{stopped}{following}"
+        reason = (run.error or _("an error")).strip().splitlines()[0][:200]
+        failed = _("The last crawl, %(ago)s ago, failed: %(reason)s.")
+        return failed % {"ago": ago, "reason": reason} + following
+    stopped = ""
+    if run.status == run.Status.INTERRUPTED:
+        stopped = " " + _("It was stopped before the end.")
+    counts = {
+        "ago": ago,
+        "pages": run.fetched,
+        "new": run.new,
+        "changed": run.changed,
+        "errors": run.errors,
+    }
+    last = ngettext(
+        "Last crawled %(ago)s ago: %(pages)s page fetched, %(new)s new, %(changed)s changed, "
+        "%(errors)s errors.",
+        "Last crawled %(ago)s ago: %(pages)s pages fetched, %(new)s new, %(changed)s changed, "
+        "%(errors)s errors.",
+        run.fetched,
     )
-
-
-def _pages(count: int) -> str:
-    return f"{count} page" + ("" if count == 1 else "s")
+    return last % counts + stopped + following

@@ -137,6 +137,17 @@ def _keep_topic_provider() -> Iterator[None]:
 
 
 @pytest.fixture(autouse=True)
+def _default_language() -> Iterator[None]:
+    """A page served in German leaves German active in the test's thread; each test starts
+    in LANGUAGE_CODE, so text built in Python reads the same whichever test ran before."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _clear_cache(request) -> Iterator[None]:
     """Rate-limit counters live in the shared cache; each test starts from zero."""
     marked = request.node.get_closest_marker("django_db") is not None

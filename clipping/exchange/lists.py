@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from accounts.models import User
 from clipping import backfill
@@ -144,7 +145,7 @@ def read_lists(data: bytes, filename: str = "") -> list[ListRecord]:
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise ExchangeError("The file is not UTF-8 text.") from None
+        raise ExchangeError(_("The file is not UTF-8 text.")) from None
     name = filename.lower()
     if name.endswith(".json") or (not name.endswith(".csv") and text.lstrip().startswith("{")):
         return read_lists_json(text)
@@ -156,25 +157,30 @@ def read_lists_json(text: str) -> list[ListRecord]:
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ExchangeError(f"Not JSON: {exc}") from None
+        raise ExchangeError(_("Not JSON: %(reason)s") % {"reason": exc}) from None
     if not isinstance(document, dict) or not isinstance(document.get("lists"), list):
-        raise ExchangeError('Expected an object with a "lists" array.')
+        raise ExchangeError(_('Expected an object with a "lists" array.'))
     if len(document["lists"]) > MAX_LISTS:
-        raise ExchangeError(f"At most {MAX_LISTS} lists per file.")
+        raise ExchangeError(_("At most %(count)s lists per file.") % {"count": MAX_LISTS})
     return [_record_from_json(item, number) for number, item in enumerate(document["lists"], 1)]
 
 
 def _record_from_json(item: object, number: int) -> ListRecord:
     if not isinstance(item, dict):
-        raise ExchangeError(f"List {number} is not an object.")
+        raise ExchangeError(_("List %(number)s is not an object.") % {"number": number})
     terms = item.get("terms", [])
     if isinstance(terms, str):
         terms = terms.splitlines()
     if not isinstance(terms, list) or not all(isinstance(term, str) for term in terms):
-        raise ExchangeError(f"List {number}: terms must be an array of strings.")
+        raise ExchangeError(
+            _("List %(number)s: terms must be an array of strings.") % {"number": number}
+        )
     choices = item.get("synonym_choices") or {}
     if not _valid_choices(choices):
-        raise ExchangeError(f"List {number}: synonym_choices must map terms to {{key: bool}}.")
+        raise ExchangeError(
+            _("List %(number)s: synonym_choices must map terms to {key: bool}.")
+            % {"number": number}
+        )
     flags = {}
     for key, default in (
         ("use_synonyms", True),
@@ -184,7 +190,10 @@ def _record_from_json(item: object, number: int) -> ListRecord:
     ):
         value = item.get(key, default)
         if not isinstance(value, bool):
-            raise ExchangeError(f"List {number}: {key} must be true or false.")
+            raise ExchangeError(
+                _("List %(number)s: %(key)s must be true or false.")
+                % {"number": number, "key": key}
+            )
         flags[key] = value
     return ListRecord(
         name=str(item.get("name", "")),
@@ -209,7 +218,9 @@ def read_lists_csv(text: str) -> list[ListRecord]:
     reader = csv.DictReader(io.StringIO(text))
     missing = {"list", "term"} - set(reader.fieldnames or ())
     if missing:
-        raise ExchangeError(f"The CSV header lacks {', '.join(sorted(missing))}.")
+        raise ExchangeError(
+            _("The CSV header lacks %(columns)s.") % {"columns": ", ".join(sorted(missing))}
+        )
     gathered: dict[str, dict[str, Any]] = {}
     for row in reader:
         line = reader.line_num
@@ -227,19 +238,26 @@ def read_lists_csv(text: str) -> list[ListRecord]:
         }
         if entry is None:
             if len(gathered) >= MAX_LISTS:
-                raise ExchangeError(f"At most {MAX_LISTS} lists per file.")
+                raise ExchangeError(_("At most %(count)s lists per file.") % {"count": MAX_LISTS})
             entry = gathered[name] = {**settings, "terms": [], "synonym_choices": {}}
         elif any(entry[key] != value for key, value in settings.items()):
-            raise ExchangeError(f"Line {line}: list {name!r} has other settings than above.")
+            raise ExchangeError(
+                _("Line %(line)s: list %(name)s has other settings than above.")
+                % {"line": line, "name": repr(name)}
+            )
         entry["terms"].append(term)
         raw = _uncell((row.get("synonym_switches") or "").strip())
         if raw:
             try:
                 switches = json.loads(raw)
             except json.JSONDecodeError:
-                raise ExchangeError(f"Line {line}: synonym_switches is not JSON.") from None
+                raise ExchangeError(
+                    _("Line %(line)s: synonym_switches is not JSON.") % {"line": line}
+                ) from None
             if not _valid_choices({term: switches}):
-                raise ExchangeError(f"Line {line}: synonym_switches must be {{key: bool}}.")
+                raise ExchangeError(
+                    _("Line %(line)s: synonym_switches must be {key: bool}.") % {"line": line}
+                )
             entry["synonym_choices"][term] = switches
     return [
         ListRecord(name=name, terms=tuple(entry.pop("terms")), **entry)
@@ -255,7 +273,9 @@ def _flag(raw: str | None, default: bool, line: int) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise ExchangeError(f"Line {line}: {raw!r} is not yes or no.")
+    raise ExchangeError(
+        _("Line %(line)s: %(value)s is not yes or no.") % {"line": line, "value": repr(raw)}
+    )
 
 
 @dataclass
@@ -283,7 +303,7 @@ def import_lists(owner: User, records: Iterable[ListRecord]) -> ImportReport:
         instance.synonym_choices = record.synonym_choices
         form = KeywordListForm(form_data(record), instance=instance, owner=owner)
         if not form.is_valid():
-            report.failed.append((record.name or "(no name)", _errors(form)))
+            report.failed.append((record.name or _("(no name)"), _errors(form)))
             continue
         with transaction.atomic():
             saved = form.save()

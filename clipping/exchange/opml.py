@@ -13,6 +13,7 @@ from email.utils import format_datetime
 import listparser
 from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
+from django.utils.translation import gettext as _
 from django.utils.xmlutils import SimplerXMLGenerator
 
 from accounts.models import User
@@ -84,7 +85,7 @@ def read_opml(data: bytes) -> list[FeedEntry]:
     # Bytes, never a string: listparser fetches a string that looks like a URL.
     parsed = listparser.parse(bytes(data))
     if not parsed.feeds and (parsed.bozo or not parsed.version):
-        raise ExchangeError("Not an OPML subscription list.")
+        raise ExchangeError(_("Not an OPML subscription list."))
     found: dict[str, FeedEntry] = {}
     for feed in parsed.feeds:
         url = (feed.get("url") or "").strip()

@@ -14,6 +14,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from clipping.sealed import seal, unseal
 
@@ -34,12 +36,12 @@ class Channel(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="channels"
     )
     name = models.CharField(max_length=100)
-    sealed_url = models.TextField(editable=False, help_text="The Apprise URL, encrypted.")
+    sealed_url = models.TextField(editable=False, help_text=_("The Apprise URL, encrypted."))
     shown_url = models.CharField(
-        max_length=300, help_text="The URL with its secrets masked: all that is ever shown."
+        max_length=300, help_text=_("The URL with its secrets masked: all that is ever shown.")
     )
     service = models.CharField(max_length=100, blank=True)
-    failures = models.PositiveIntegerField(default=0, help_text="Failed sends in a row.")
+    failures = models.PositiveIntegerField(default=0, help_text=_("Failed sends in a row."))
     paused_at = models.DateTimeField(null=True, blank=True)
     paused_reason = models.CharField(max_length=500, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -72,8 +74,8 @@ class Channel(models.Model):
 
 
 class Mode(models.TextChoices):
-    INSTANT = "instant", "Each clip"
-    DIGEST = "digest", "Digest"
+    INSTANT = "instant", _("Each clip")
+    DIGEST = "digest", _("Digest")
 
 
 class ListChannel(models.Model):
@@ -85,7 +87,7 @@ class ListChannel(models.Model):
     channel = models.ForeignKey(Channel, on_delete=models.CASCADE, related_name="routes")
     mode = models.CharField(max_length=10, choices=Mode.choices, default=Mode.INSTANT)
     created_at = models.DateTimeField(
-        default=timezone.now, help_text="Matches made before this are not sent to the channel."
+        default=timezone.now, help_text=_("Matches made before this are not sent to the channel.")
     )
 
     class Meta:
@@ -101,17 +103,17 @@ class ListChannel(models.Model):
 
 
 class SendStatus(models.TextChoices):
-    PENDING = "pending", "Waiting"
-    SENT = "sent", "Sent"
-    SKIPPED = "skipped", "Not sent"
-    FAILED = "failed", "Failed for good"
+    PENDING = "pending", _("Waiting")
+    SENT = "sent", pgettext_lazy("status", "Sent")
+    SKIPPED = "skipped", _("Not sent")
+    FAILED = "failed", _("Failed for good")
 
 
 class ChannelDigest(models.Model):
     """One digest message of one channel for one period: sent at most once."""
 
     channel = models.ForeignKey(Channel, on_delete=models.CASCADE, related_name="digests")
-    period = models.DateTimeField(help_text="When the period ended: the owner's digest time.")
+    period = models.DateTimeField(help_text=_("When the period ended: the owner's digest time."))
     status = models.CharField(max_length=10, choices=SendStatus.choices, default=SendStatus.PENDING)
     note = models.CharField(max_length=300, blank=True)
     claimed_at = models.DateTimeField(null=True, blank=True)
@@ -150,7 +152,7 @@ class Notice(models.Model):
     match = models.ForeignKey("clipping.Match", on_delete=models.CASCADE, related_name="notices")
     mode = models.CharField(max_length=10, choices=Mode.choices)
     status = models.CharField(max_length=10, choices=SendStatus.choices, default=SendStatus.PENDING)
-    note = models.CharField(max_length=300, blank=True, help_text="Why it was not sent.")
+    note = models.CharField(max_length=300, blank=True, help_text=_("Why it was not sent."))
     claimed_at = models.DateTimeField(null=True, blank=True)
     digest = models.ForeignKey(
         ChannelDigest, on_delete=models.SET_NULL, null=True, blank=True, related_name="notices"
@@ -183,14 +185,14 @@ class ChannelDelivery(models.Model):
     """One attempt to send through a channel: written as sending before Apprise is called."""
 
     class Kind(models.TextChoices):
-        INSTANT = "instant", "Clip"
-        DIGEST = "digest", "Digest"
-        TEST = "test", "Test message"
+        INSTANT = "instant", _("Clip")
+        DIGEST = "digest", _("Digest")
+        TEST = "test", _("Test message")
 
     class Status(models.TextChoices):
-        SENDING = "sending", "Sending"
-        SENT = "sent", "Sent"
-        FAILED = "failed", "Failed"
+        SENDING = "sending", _("Sending")
+        SENT = "sent", pgettext_lazy("status", "Sent")
+        FAILED = "failed", pgettext_lazy("status", "Failed")
 
     channel = models.ForeignKey(Channel, on_delete=models.CASCADE, related_name="deliveries")
     kind = models.CharField(max_length=10, choices=Kind.choices)
@@ -206,7 +208,7 @@ class ChannelDelivery(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
-        verbose_name_plural = "channel deliveries"
+        verbose_name_plural = _("channel deliveries")
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["channel", "-created_at"], name="clipping_chdelivery_channel")

@@ -5,12 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django import template
+from django.utils.translation import gettext_lazy as _
 
 from clipping.models import Channel, KeywordList, ListChannel
 from clipping.models.channels import Mode
 
 register = template.Library()
-CHOICES = [("off", "Off"), *Mode.choices]
+CHOICES = [("off", _("Off")), *Mode.choices]
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,8 @@ from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
 from clipping import channels
@@ -20,8 +22,8 @@ OFF = "off"
 
 
 class ChannelForm(forms.Form):
-    name = forms.CharField(max_length=100)
-    url = forms.CharField(label="Apprise URL", max_length=2000)
+    name = forms.CharField(label=gettext_lazy("Name"), max_length=100)
+    url = forms.CharField(label=gettext_lazy("Apprise URL"), max_length=2000)
 
     def __init__(self, user: object, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)
@@ -31,7 +33,7 @@ class ChannelForm(forms.Form):
     def clean_name(self) -> str:
         name = self.cleaned_data["name"].strip()
         if Channel.objects.owned_by(self.user).filter(name=name).exists():
-            raise forms.ValidationError("You have a channel of this name already.")
+            raise forms.ValidationError(_("You have a channel of this name already."))
         return name
 
     def clean_url(self) -> str:
@@ -44,7 +46,14 @@ class ChannelForm(forms.Form):
     def clean(self) -> dict[str, object]:
         limit = channel_settings().max_channels
         if Channel.objects.owned_by(self.user).count() >= limit:
-            raise forms.ValidationError(f"You have {limit} channels, the most allowed.")
+            raise forms.ValidationError(
+                ngettext(
+                    "You have %(count)s channel, the most allowed.",
+                    "You have %(count)s channels, the most allowed.",
+                    limit,
+                )
+                % {"count": limit}
+            )
         return self.cleaned_data
 
 
@@ -66,7 +75,9 @@ def channel_add(request: HttpRequest) -> HttpResponse:
     channel = Channel(owner=request.user, name=form.cleaned_data["name"])
     channel.set_url(checked.url, checked.shown, checked.service)
     channel.save()
-    messages.success(request, f"Channel {channel.name} added; send it a test message.")
+    messages.success(
+        request, _("Channel %(name)s added; send it a test message.") % {"name": channel.name}
+    )
     return _back()
 
 
@@ -76,9 +87,13 @@ def channel_test(request: HttpRequest, pk: int) -> HttpResponse:
     channel = get_object_or_404(Channel.objects.owned_by(request.user), pk=pk)
     error = channels.send_test(channel)
     if error:
-        messages.error(request, f"The test message to {channel.name} failed: {error}")
+        messages.error(
+            request,
+            _("The test message to %(name)s failed: %(error)s")
+            % {"name": channel.name, "error": error},
+        )
     else:
-        messages.success(request, f"A test message went to {channel.name}.")
+        messages.success(request, _("A test message went to %(name)s.") % {"name": channel.name})
     return _back()
 
 
@@ -87,7 +102,7 @@ def channel_test(request: HttpRequest, pk: int) -> HttpResponse:
 def channel_resume(request: HttpRequest, pk: int) -> HttpResponse:
     channel = get_object_or_404(Channel.objects.owned_by(request.user), pk=pk)
     channels.resume(channel)
-    messages.success(request, f"{channel.name} is sending again.")
+    messages.success(request, _("%(name)s is sending again.") % {"name": channel.name})
     return _back()
 
 
@@ -96,7 +111,7 @@ def channel_resume(request: HttpRequest, pk: int) -> HttpResponse:
 def channel_delete(request: HttpRequest, pk: int) -> HttpResponse:
     channel = get_object_or_404(Channel.objects.owned_by(request.user), pk=pk)
     channel.delete()
-    messages.success(request, f"Channel {channel.name} deleted.")
+    messages.success(request, _("Channel %(name)s deleted.") % {"name": channel.name})
     return _back()
 
 
@@ -124,5 +139,5 @@ def channel_routes(request: HttpRequest) -> HttpResponse:
                     )
                 elif route.mode != choice:
                     ListChannel.objects.filter(id=route.id).update(mode=choice)
-    messages.success(request, "Your channel choices are saved.")
+    messages.success(request, _("Your channel choices are saved."))
     return _back()

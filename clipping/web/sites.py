@@ -7,6 +7,8 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 from crawler import usersites
@@ -19,7 +21,7 @@ RUNS_SHOWN = 5
 
 class SiteURLForm(forms.Form):
     url = forms.CharField(
-        label="Address of a site, a section or a feed",
+        label=gettext_lazy("Address of a site, a section or a feed"),
         max_length=2083,
         widget=forms.TextInput(attrs={"placeholder": "https://news.example.com/science/"}),
     )
@@ -78,7 +80,7 @@ def site_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def site_remove(request: HttpRequest, pk: int) -> HttpResponse:
     site = get_object_or_404(Site.objects.followed_by(request.user), pk=pk)
     usersites.unfollow_site(request.user, site)
-    messages.success(request, f"You no longer follow {site.name}.")
+    messages.success(request, _("You no longer follow %(name)s.") % {"name": site.name})
     return redirect("site_index")
 
 

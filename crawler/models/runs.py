@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 RUN_COUNTERS = (
     "fetched",
@@ -35,10 +37,10 @@ class CrawlRun(models.Model):
     """One crawl of a site with its counters and the reason it stopped."""
 
     class Status(models.TextChoices):
-        RUNNING = "running", "Running"
-        FINISHED = "finished", "Finished"
-        FAILED = "failed", "Failed"
-        INTERRUPTED = "interrupted", "Interrupted"
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
+        FAILED = "failed", pgettext_lazy("status", "Failed")
+        INTERRUPTED = "interrupted", _("Interrupted")
 
     site = models.ForeignKey("crawler.Site", on_delete=models.CASCADE, related_name="runs")
     strategy = models.CharField(max_length=20)

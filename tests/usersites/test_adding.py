@@ -91,7 +91,7 @@ def test_the_number_of_sites_a_person_follows_is_capped(alice, settings):
     make_site("Pool", "https://pool.example.com/")
     usersites.add_site(alice, "https://pool.example.com/")
 
-    with pytest.raises(SiteRefused, match="You follow 1 sites, the most allowed"):
+    with pytest.raises(SiteRefused, match="You follow 1 site, the most allowed"):
         usersites.add_site(alice, "https://b.example.org/", previewed("https://b.example.org/"))
 
 

@@ -207,13 +207,19 @@ def word_forms(name: str, pos: str) -> tuple[str, ...]:
     Nouns inflect their last word ("work stoppages"), verbs their first ("walked out");
     irregular forms come from WordNet's exception lists, the rest from the regular rules.
     """
+    return _word_forms(name, pos, data_dir())
+
+
+@lru_cache(maxsize=1 << 18)
+def _word_forms(name: str, pos: str, root: Path) -> tuple[str, ...]:
+    """Return word_forms, cached per data folder: every phrase with a word asks for them."""
     words = name.lower().split()
     if not words:
         return ()
     if pos == "n":
-        at, inflected = len(words) - 1, _plurals(words[-1])
+        at, inflected = len(words) - 1, _plurals(words[-1], root)
     elif pos == "v":
-        at, inflected = 0, _verb_forms(words[0])
+        at, inflected = 0, _verb_forms(words[0], root)
     else:
         return (" ".join(words),)
     found = {" ".join(words): None}
@@ -228,11 +234,16 @@ def variants(word: str) -> tuple[str, ...]:
     "prices" gives price, prices, priced, pricing: what a word of a phrase may look like
     where a synonym stands beside it.
     """
+    return _variants(word, data_dir())
+
+
+@lru_cache(maxsize=1 << 18)
+def _variants(word: str, root: Path) -> tuple[str, ...]:
     found = {word: None}
-    for base, pos in _bases(word, data_dir()):
-        found.update(dict.fromkeys(word_forms(base, pos)))
+    for base, pos in _bases(word, root):
+        found.update(dict.fromkeys(_word_forms(base, pos, root)))
     if len(found) == 1:
-        found.update(dict.fromkeys(_plurals(word)))
+        found.update(dict.fromkeys(_plurals(word, root)))
     return tuple(found)
 
 
@@ -241,13 +252,15 @@ def _senses(term: str, root: Path) -> tuple[Sense, ...]:
     """Return senses(term) for a tokenised, space-joined term, cached per data folder."""
     if not term:
         return ()
-    reader = _reader(root)
+    _reader(root)  # an unprepared folder is refused before anything is looked up
     key = term.replace(" ", "_")
+    if "_" in key and not _may_be_phrase(key, root):
+        return ()
     counts = _counts(root)
     with _lock:
-        synsets = reader.synsets(key)
+        synsets = _synsets(key, root)
         bases: dict[str, set[str]] = {}  # per part of speech, the base forms of the term
-        owned = [(synset, _own_lemma(reader, synset, key, bases)) for synset in synsets]
+        owned = [(synset, _own_lemma(synset, key, bases, root)) for synset in synsets]
         # "computing" is a noun of its own: the verb "compute" it may also be a form of is
         # not what a keyword list means by it.
         exact_pos = {_pos(s) for s, own in owned if own is not None and own.name().lower() == key}
@@ -276,6 +289,64 @@ def _senses(term: str, root: Path) -> tuple[Sense, ...]:
         )
 
 
+def _synsets(key: str, root: Path) -> list[Synset]:
+    """Return reader.synsets(key), its base forms looked up once per form (see _morphy)."""
+    reader = _reader(root)
+    lemma = key.lower()
+    index = reader._lemma_pos_offset_map
+    get_synset = reader.synset_from_pos_and_offset
+    return [
+        get_synset(pos, offset)
+        for pos in _POS_LIST
+        for form in _morphy(lemma, pos, root)
+        for offset in index[form].get(pos, [])
+    ]
+
+
+# The parts of speech reader.synsets looks a lemma up in, in its order.
+_POS_LIST = ("n", "v", "a", "r")
+
+
+@lru_cache(maxsize=1 << 18)
+def _morphy(form: str, pos: str, root: Path) -> tuple[str, ...]:
+    """Return NLTK's base forms of a lowered word or phrase in a part of speech, cached: a
+    term, its synonyms' lemmas and the words of phrases ask for the same forms again."""
+    reader = _reader(root)
+    with _lock:
+        return tuple(reader._morphy(form, pos))
+
+
+@lru_cache(maxsize=4)
+def _phrase_heads(root: Path) -> frozenset[str]:
+    """Return the first words of WordNet's multi-word lemmas ("climate" of climate_change)."""
+    reader = _reader(root)
+    with _lock:
+        return frozenset(name.split("_", 1)[0] for name in list(reader._lemma_pos_offset_map))
+
+
+def _may_be_phrase(key: str, root: Path) -> bool:
+    """Return False if no base form of a multi-word key can be a lemma: morphy changes only
+    a key's ending (or looks it up in the exception lists), so a lemma it finds starts with
+    the key's first word."""
+    if key.split("_", 1)[0] in _phrase_heads(root):
+        return True
+    exceptions = _reader(root)._exception_map
+    return any(key in exceptions[pos] for pos in _POS_LIST)
+
+
+@lru_cache(maxsize=1 << 17)
+def _lemmas(name: str, root: Path) -> tuple[Lemma, ...]:
+    """Return reader.lemmas(name), cached per lemma: the synonyms of many senses ask for the
+    uses of the same lemmas."""
+    lemma = name.lower()
+    return tuple(
+        other
+        for synset in _synsets(lemma, root)
+        for other in synset.lemmas()
+        if other.name().lower() == lemma
+    )
+
+
 @lru_cache(maxsize=1 << 18)
 def _sense_synonyms(sense_id: str, term: str, root: Path) -> tuple[str, ...]:
     reader = _reader(root)
@@ -285,9 +356,14 @@ def _sense_synonyms(sense_id: str, term: str, root: Path) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1 << 18)
 def _sense_signature(sense_id: str, term: str, root: Path) -> frozenset[str]:
-    reader = _reader(root)
     with _lock:
-        return _signature(reader.synset(sense_id)) - frozenset(stems(term.split(), "en"))
+        return _synset_signature(sense_id, root) - frozenset(stems(term.split(), "en"))
+
+
+@lru_cache(maxsize=1 << 16)
+def _synset_signature(sense_id: str, root: Path) -> frozenset[str]:
+    """Return _signature of a sense, once per sense: a term and its forms share senses."""
+    return _signature(_reader(root).synset(sense_id))
 
 
 @lru_cache(maxsize=4)
@@ -304,18 +380,12 @@ def _counts(root: Path) -> dict[str, int]:
     return counts
 
 
-def _count(lemma: Lemma) -> int:
-    return _counts(data_dir()).get(lemma.key(), 0)
-
-
 def _pos(synset: Synset) -> str:
     pos = synset.pos()
     return "a" if pos == "s" else pos
 
 
-def _own_lemma(
-    reader: WordNetCorpusReader, synset: Synset, key: str, bases: dict[str, set[str]]
-) -> Lemma | None:
+def _own_lemma(synset: Synset, key: str, bases: dict[str, set[str]], root: Path) -> Lemma | None:
     """Return the synset's lemma that the term (or its base form) names.
 
     bases: the term's base forms per part of speech, filled as they are looked up.
@@ -323,7 +393,7 @@ def _own_lemma(
     names = bases.get(synset.pos())
     if names is None:
         names = {key.lower()}
-        names.update(base.lower() for base in reader._morphy(key.lower(), synset.pos()))
+        names.update(base.lower() for base in _morphy(key.lower(), synset.pos(), root))
         bases[synset.pos()] = names
     for lemma in synset.lemmas():
         if lemma.name().lower() in names:
@@ -358,6 +428,7 @@ def _synonyms_of(
     ]
     common = stopwords("en")
     broader = set(_ancestors(synset.name(), root)) - {synset.name()}
+    counts = _counts(root)
     found: list[tuple[int, str]] = []
     for lemma in synset.lemmas():
         name = lemma.name().replace("_", " ")
@@ -368,17 +439,19 @@ def _synonyms_of(
             continue  # the term itself, one of its forms, or a word taken out of it
         if all(word in common for word in words):
             continue  # symbols made of stop words ("in" for Indiana)
-        uses = reader.lemmas(lemma.name())
+        uses = _lemmas(lemma.name(), root)
         if any(other.synset().name() in broader for other in uses):
             continue  # broader than the term
-        if not _usual_sense(lemma, synset, uses, used):
+        if not _usual_sense(lemma, synset, uses, used, root):
             continue
-        found.append((_count(lemma), name))
+        found.append((counts.get(lemma.key(), 0), name))
     found.sort(key=lambda item: -item[0])  # stable: WordNet's order among equals
     return tuple(name for _, name in found)
 
 
-def _usual_sense(lemma: Lemma, synset: Synset, uses: list[Lemma], used: list[Synset]) -> bool:
+def _usual_sense(
+    lemma: Lemma, synset: Synset, uses: tuple[Lemma, ...], used: list[Synset], root: Path
+) -> bool:
     """Return True if the lemma stands for this sense in most of its counted uses.
 
     It needs _LEMMA_SHARE of its uses in the sense's part of speech, and its uses in
@@ -391,25 +464,33 @@ def _usual_sense(lemma: Lemma, synset: Synset, uses: list[Lemma], used: list[Syn
     """
     if len(uses) <= 1:
         return True
-    total = sum(_count(other) for other in uses)
+    counts = _counts(root)
+    counted = [counts.get(other.key(), 0) for other in uses]
+    total = sum(counted)
     if total == 0:
         return sum(_pos(other.synset()) == _pos(synset) for other in uses) == 1
-    same_pos = sum(_count(other) for other in uses if _pos(other.synset()) == _pos(synset))
-    if _count(lemma) == 0 or _count(lemma) < _LEMMA_SHARE * same_pos:
+    pos = _pos(synset)
+    same_pos = sum(
+        count for other, count in zip(uses, counted, strict=True) if _pos(other.synset()) == pos
+    )
+    own = counts.get(lemma.key(), 0)
+    if own == 0 or own < _LEMMA_SHARE * same_pos:
         return False
     # What the sense is called, but for the lemma itself, which its other glosses may name.
     named = _lemma_stems(synset) - context_stems([lemma.name().replace("_", " ")])
     unrelated = sum(
-        _count(other)
-        for other in uses
-        if _count(other)
+        count
+        for other, count in zip(uses, counted, strict=True)
+        if count
         and other.synset() != synset
-        and not _near(other.synset(), synset, used, named)
+        and not _near(other.synset(), synset, used, named, root)
     )
     return unrelated <= _UNRELATED_SHARE * total
 
 
-def _near(one: Synset, other: Synset, used: list[Synset], named: frozenset[str]) -> bool:
+def _near(
+    one: Synset, other: Synset, used: list[Synset], named: frozenset[str], root: Path
+) -> bool:
     """Return True if a lemma's use in one sense is as good as a use in the other.
 
     Adjectives and adverbs have no hypernyms: any two of the same part of speech are near.
@@ -420,7 +501,6 @@ def _near(one: Synset, other: Synset, used: list[Synset], named: frozenset[str])
         return False
     if one.pos() not in ("n", "v"):
         return True
-    root = data_dir()
     if _links(one.name(), other.name(), root) <= _NEAR_LINKS:
         return True
     if any(_links(one.name(), sense.name(), root) <= 1 for sense in used):
@@ -505,12 +585,10 @@ def _signature(synset: Synset) -> frozenset[str]:
 @lru_cache(maxsize=1 << 18)
 def _bases(word: str, root: Path) -> tuple[tuple[str, str], ...]:
     """Return the (lemma, pos) a word may be a noun or verb form of."""
-    reader = _reader(root)
     found: dict[tuple[str, str], None] = {}
-    with _lock:
-        for pos in ("n", "v"):
-            for base in reader._morphy(word, pos):
-                found[(base.replace("_", " ").lower(), pos)] = None
+    for pos in ("n", "v"):
+        for base in _morphy(word, pos, root):
+            found[(base.replace("_", " ").lower(), pos)] = None
     return tuple(found)
 
 
@@ -526,9 +604,9 @@ def _irregular(root: Path) -> dict[tuple[str, str], tuple[str, ...]]:
     return {key: tuple(forms) for key, forms in found.items()}
 
 
-def _plurals(word: str) -> tuple[str, ...]:
+def _plurals(word: str, root: Path) -> tuple[str, ...]:
     """Return a noun's plural forms: irregular ones, else the regular one."""
-    irregular = _irregular(data_dir()).get((word, "n"))
+    irregular = _irregular(root).get((word, "n"))
     if irregular:
         return irregular
     return _add_s(word)
@@ -549,9 +627,9 @@ def _add_s(word: str) -> tuple[str, ...]:
     return (word + "s",)
 
 
-def _verb_forms(word: str) -> tuple[str, ...]:
+def _verb_forms(word: str, root: Path) -> tuple[str, ...]:
     """Return a verb's -s, past and -ing forms, irregular past forms from WordNet first."""
-    irregular = _irregular(data_dir()).get((word, "v"), ())
+    irregular = _irregular(root).get((word, "v"), ())
     past = irregular if irregular else (_add_ed(word),)
     return (*_add_s(word), *past, _add_ing(word))
 
@@ -617,18 +695,21 @@ def _reader(root: Path) -> WordNetCorpusReader:
         return reader
 
 
-@lru_cache(maxsize=4096)
-@lru_cache(maxsize=1 << 18)
 def irregular_forms(word: str) -> tuple[str, ...]:
     """Return the irregular forms of the lemmas a word may be a form of ("strike": struck).
 
     Only those a Snowball stem does not already find ("mice" for "mouse", "struck" for
     "strike", but not "strikes").
     """
-    table = _irregular(data_dir())
+    return _irregular_forms(word, data_dir())
+
+
+@lru_cache(maxsize=1 << 18)
+def _irregular_forms(word: str, root: Path) -> tuple[str, ...]:
+    table = _irregular(root)
     own = stems([word], "en")[0]
     found: dict[str, None] = {}
-    for base, pos in ((word, "n"), (word, "v"), *_bases(word, data_dir())):
+    for base, pos in ((word, "n"), (word, "v"), *_bases(word, root)):
         for form in table.get((base, pos), ()):
             if " " not in form and stems([form], "en")[0] != own:
                 found[form] = None

@@ -119,13 +119,19 @@ def compile_text(
     lines = line_cache(stem_space(language), use_synonyms)
     buckets: Buckets = ([], [], [], [])
     frozen = _frozen(choices)
-    resolved = _resolutions.get((text, language, bool(use_synonyms), frozen))
-    if resolved is not None:
+    resolved: Sequence[str] | None
+    if needs_resolution(language, use_synonyms):
+        resolved = _resolutions.get((text, language, bool(use_synonyms), frozen))
+    else:  # its line keys are its lines
+        resolved = [line for line in map(str.strip, text.splitlines()) if line]
+    if resolved is not None and len(resolved) <= MAX_TERMS:
         known = [lines.get(key) for key in resolved]
-        if None not in known:  # every line shared too: no parsing, no WordNet
+        if None not in known:  # every line compiled or shared already: no parsing, no WordNet
             for bucket, value in known:  # type: ignore[misc]
                 buckets[bucket].append(value)
-            return _compiled(list_id, buckets, match_all)
+            if buckets[0]:  # else parsed below, to be refused as compile_text refuses it
+                return _compiled(list_id, buckets, match_all)
+            buckets = ([], [], [], [])
     keyed = _keyed(text, language, use_synonyms, frozen)
     for key, term, effective in keyed:
         known = lines.get(key)
@@ -156,9 +162,29 @@ def keyed_lines(
                 raise TermSyntaxError(f"Line {number}: {exc}") from None
     resolved = effective_synonyms(terms, language, use_synonyms, choices)
     return [
-        (sys.intern(line_key(term.raw, effective)), term, effective)
+        (_resolved_key(term.raw, effective), term, effective)
         for term, effective in zip(terms, resolved, strict=True)
     ]
+
+
+# {(line, id of its synonyms): (those synonyms, the line's key)}: the synonyms of a line
+# are one cached object per resolution (see synonyms.effective_synonyms), so its key is
+# worked out once, not once per list; the entry holds them, so their id stays theirs.
+_line_keys: dict[tuple[str, int], tuple[Effective, str]] = {}
+
+
+def _resolved_key(line: str, effective: Effective) -> str:
+    """Return sys.intern(line_key(line, effective)), worked out once per resolution."""
+    if not effective:
+        return line  # interned by _parsed
+    known = _line_keys.get((line, id(effective)))
+    if known is not None and known[0] is effective:
+        return known[1]
+    key = sys.intern(line_key(line, effective))
+    if len(_line_keys) >= LINE_CACHE_SIZE:
+        _line_keys.clear()  # only time is lost
+    _line_keys[line, id(effective)] = (effective, key)
+    return key
 
 
 FrozenChoices = tuple[tuple[str, tuple[tuple[str, bool], ...]], ...]
@@ -182,7 +208,8 @@ def resolved_keys(found: Resolution) -> tuple[str, ...]:
     """
     known = _resolutions.get(found)
     if known is None:
-        known = tuple(key for key, _, _ in _keyed(*found))
+        known = tuple([key for key, _, _ in _keyed(*found)])
+        _remember(found, known)  # asked again when the list is compiled and shared
     return known
 
 
@@ -205,6 +232,10 @@ def seed_resolution(found: Resolution, shared: Iterable[str | None]) -> None:
     keys = tuple(
         sys.intern(line if key is None else key) for line, key in zip(lines, shared, strict=True)
     )
+    _remember(found, keys)
+
+
+def _remember(found: Resolution, keys: tuple[str, ...]) -> None:
     if len(_resolutions) >= LINE_CACHE_SIZE:
         _resolutions.clear()  # only time is lost
     _resolutions[found] = keys
@@ -227,10 +258,13 @@ def _keyed(
     return keyed_lines(text, language, use_synonyms, own)
 
 
-@lru_cache(maxsize=1 << 16)
+@lru_cache(maxsize=1 << 18)
 def _parsed(line: str) -> Term:
-    """Parse a stripped line once per process: popular lines recur in thousands of lists."""
-    return parse_line(line)
+    """Parse a stripped line once per process: popular lines recur in thousands of lists.
+
+    Its raw line is interned: it is the line key of most lines (see _resolved_key).
+    """
+    return parse_line(sys.intern(line))
 
 
 def line_key(line: str, effective: Effective) -> str:
@@ -428,15 +462,22 @@ def synonym_keys(words: Sequence[str], effective: Effective) -> list[tuple[str, 
 def irregular_keys(words: Sequence[str]) -> list[tuple[str, str]]:
     """Return (exact key, "") for the irregular forms of a term's words ("struck", "gunmen"),
     which their stems miss: every sequence with at least one of them."""
+    return list(_irregular_keys(tuple(words)))
+
+
+@lru_cache(maxsize=1 << 17)
+def _irregular_keys(words: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
+    """Return irregular_keys, once per term's words: a line compiles once per resolution of
+    its synonyms, its words' forms do not depend on them."""
     irregular = {
         at: [(form, "") for form in irregular_forms(word)] for at, word in enumerate(words)
     }
     irregular = {at: forms for at, forms in irregular.items() if forms}
     if not irregular:
-        return []
+        return ()
     common = stopwords("en")
     own = [[(word, "")] if word in common else [(f, "") for f in variants(word)] for word in words]
-    return _combinations(own, irregular, MAX_KEYS_PER_TERM)
+    return tuple(_combinations(own, irregular, MAX_KEYS_PER_TERM))
 
 
 def _combinations(
@@ -460,4 +501,15 @@ def _stem_key(words: tuple[str, ...], space: str) -> str:
     """Join the stems of words in a space (the words themselves in the exact space)."""
     if space == EXACT:
         return sys.intern(SEPARATOR.join(words))
-    return sys.intern(SEPARATOR.join(stems(list(words), space)))
+    # Each word is stemmed once per process: a synonym's forms recur in the keys of many
+    # terms, and Snowball stems every word on its own.
+    known = _word_stems.get(space)
+    if known is None or len(known) >= LINE_CACHE_SIZE:
+        known = _word_stems[space] = {}
+    missing = [word for word in words if word not in known]
+    if missing:
+        known.update(zip(missing, stems(missing, space), strict=True))
+    return sys.intern(SEPARATOR.join([known[word] for word in words]))
+
+
+_word_stems: dict[str, dict[str, str]] = {}  # {space: {word: its stem}}

@@ -125,17 +125,29 @@ def effective_synonyms(
         return [() for _ in terms]
     choices = choices or {}
     facts = [_facts.get(term.raw) or _line_facts(term) for term in terms]
-    # Every term's context is the list's words (see _context): stemmed once per line.
-    everything = frozenset().union(*(stemmed for stemmed, _ in facts))
+    everything: frozenset[str] | None = None
     found: list[Effective] = []
-    for term, (stemmed, described) in zip(terms, facts, strict=True):
+    for term, (_, described) in zip(terms, facts, strict=True):
         if described is None:
             found.append(())
             continue
+        if term.raw in choices:
+            own = frozenset(choices[term.raw].items())
+        elif not described:  # most lines: no context can change what they match
+            plain = _plain.get(term.raw)
+            if plain is None:
+                plain = _plain[term.raw] = _effective(term.raw, term.words, described, _NONE)
+            found.append(plain)
+            continue
+        else:
+            own = _NONE
         # Popular lines recur in thousands of lists: the result is cached on the part of
-        # the context some sense of the term is described by, usually none of it.
-        relevant = (everything | stemmed) & described if described else described
-        own = frozenset(choices[term.raw].items()) if term.raw in choices else frozenset()
+        # the context some sense of the term is described by, usually none of it. Every
+        # term's context is the list's words (see _context), the term's own among them:
+        # stemmed once per line, joined once per list that needs them.
+        if described and everything is None:
+            everything = frozenset().union(*(stemmed for stemmed, _ in facts))
+        relevant = everything & described if described else described  # type: ignore[operator]
         found.append(_effective(term.raw, term.words, relevant, own))
     return found
 
@@ -158,8 +170,15 @@ def _line_facts(term: Term) -> LineFacts:
         facts = (context, _term_described_by(term.words))
     if len(_facts) >= _FACTS_SIZE:
         _facts.clear()  # only time is lost
+        _plain.clear()
     _facts[term.raw] = facts
     return facts
+
+
+_NONE: frozenset[tuple[str, bool]] = frozenset()  # no switches
+# {line: its synonyms} of lines whose synonyms no context or switch changes (_line_facts
+# finds no stem describing their senses), read by the line alone; cleared with _facts.
+_plain: dict[str, Effective] = {}
 
 
 @lru_cache(maxsize=1 << 18)

@@ -243,6 +243,20 @@ def test_compiling_stored_text_refuses_what_the_form_refuses(text: str, message:
         compile_text(1, text, "en")
 
 
+@pytest.mark.parametrize("use_synonyms", [True, False])
+def test_a_list_of_lines_compiled_before_is_refused_or_compiled_as_the_first_time(
+    use_synonyms: bool,
+) -> None:
+    first = compile_text(1, "-sports\ncar\ntrain", "en", use_synonyms)
+    # Every line is known now: lists made of them are compiled without parsing their text.
+    again = compile_text(2, "car\n-sports\n\ntrain", "en", use_synonyms)
+    assert (again.positives, again.exclusions) == (first.positives, first.exclusions)
+    with pytest.raises(TermSyntaxError, match="Add at least one term to look for"):
+        compile_text(3, "-sports", "en", use_synonyms)
+    with pytest.raises(TermSyntaxError, match="A list holds at most 100 terms"):
+        compile_text(4, "\n".join(["car"] * 101), "en", use_synonyms)
+
+
 def test_an_unsupported_language_matches_words_as_written() -> None:
     found = match([spec(1, "kitabu", language="sw")], "Kitabu kipya. Vitabu.")
     assert words("Kitabu kipya. Vitabu.", found, 1) == ["Kitabu"]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
 
 from django import template
 from django.utils.safestring import SafeString
+from django.utils.translation import ngettext
 
 from clipping import safetext
 from clipping.matching.why import describe
@@ -47,3 +49,18 @@ def safe_url(url: str) -> str:
 def is_unread(clip: object) -> bool:
     """Tell whether any of the viewer's matches of a clip is unread (needs `my_matches`)."""
     return any(match.read_at is None for match in getattr(clip, "my_matches", ()))
+
+
+@register.filter
+def interval(value: timedelta | None) -> str:
+    """Say a revisit interval in words: "1 hour", "90 minutes", "2 days"."""
+    if value is None:
+        return ""
+    minutes = max(1, round(value.total_seconds() / 60))
+    if minutes % (24 * 60) == 0:
+        days = minutes // (24 * 60)
+        return ngettext("%(count)d day", "%(count)d days", days) % {"count": days}
+    if minutes % 60 == 0:
+        hours = minutes // 60
+        return ngettext("%(count)d hour", "%(count)d hours", hours) % {"count": hours}
+    return ngettext("%(count)d minute", "%(count)d minutes", minutes) % {"count": minutes}

@@ -8,6 +8,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from clipping import emails
+from crawler.models import Site
 from tests.factories import make_clip, make_list, make_match, make_run, make_site, make_user
 
 STAFF = "admin@example.com"
@@ -20,6 +21,7 @@ class Populated:
 
     list_id: int
     clip_count: int
+    site_id: int
 
 
 def populate(clips: int = 25) -> Populated:
@@ -27,7 +29,16 @@ def populate(clips: int = 25) -> Populated:
     alice = make_user(READER)
     make_user(STAFF, is_staff=True, is_superuser=True)
     daily = make_site("The Daily Demo", "https://news.example.com/")
-    make_site("Regional Courier", "https://courier.example.org/")
+    # A site alice added herself: hers to see in detail, private to her.
+    courier = make_site("Regional Courier", "https://courier.example.org/")
+    Site.objects.filter(id=courier.id).update(
+        added_by=alice,
+        visibility=Site.Visibility.PRIVATE,
+        page_budget=20,
+        revisit_interval=timedelta(days=1),
+    )
+    courier.subscribers.add(alice)
+    make_run(courier, hours_ago=3, fetched=12, new=4, changed=0, errors=0)
     for hours, fetched in ((30, 40), (20, 55), (10, 35), (2, 60)):
         make_run(daily, hours_ago=hours, fetched=fetched, new=fetched // 3, changed=4, errors=1)
     energy = make_list(alice, "Energy", 'solar\nsubsidy\n"feed-in tariff"')
@@ -44,4 +55,4 @@ def populate(clips: int = 25) -> Populated:
         match = make_match(energy, clip)
         first = first or match
     emails.instant_clip(first)
-    return Populated(list_id=energy.id, clip_count=clips)
+    return Populated(list_id=energy.id, clip_count=clips, site_id=courier.id)

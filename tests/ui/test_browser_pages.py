@@ -21,6 +21,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 AXE = (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text()
 SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+OPML = Path(__file__).resolve().parents[1] / "api" / "fixtures" / "miniflux.opml"
 SCREENS = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 
 VISITOR_PAGES = {
@@ -35,8 +36,10 @@ READER_PAGES = {
     "lists": "/lists/",
     "list": "/lists/{list}/",
     "list-edit": "/lists/{list}/edit/",
+    "list-new": "/lists/new/",
     "account": "/account/settings/",
     "sites": "/sites/",
+    "site": "/sites/{site}/",
     "mailbox": "/mailbox/",
 }
 STAFF_PAGES = {"ops": "/ops/", "admin": "/admin/"}
@@ -70,6 +73,17 @@ def audit(page) -> list[str]:
     ]
 
 
+def check(page, screen: str, name: str, problems: dict[str, object]) -> None:
+    """Note the page's overflow and axe findings in `problems`, and photograph it."""
+    page.wait_for_load_state("networkidle")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    if width > SCREENS[screen]["width"]:
+        problems[f"{name}: page is {width} px wide"] = width
+    if found := audit(page):
+        problems[f"{name}: axe"] = found
+    page.screenshot(path=str(SHOTS / f"{screen}-{name}.png"))
+
+
 @pytest.mark.parametrize("screen", SCREENS)
 def test_every_page_fits_the_screen_and_passes_axe(live_server, browser, site, screen):
     base = live_server.url
@@ -86,17 +100,18 @@ def test_every_page_fits_the_screen_and_passes_axe(live_server, browser, site, s
         if who:
             log_in(page, base, who)
         for name, path in pages.items():
-            page.goto(base + path.format(list=site.list_id))
-            page.wait_for_load_state("networkidle")
-            width = page.evaluate("document.documentElement.scrollWidth")
-            if width > SCREENS[screen]["width"]:
-                problems[f"{name}: page is {width} px wide"] = width
-            if found := audit(page):
-                problems[f"{name}: axe"] = found
-            page.screenshot(path=str(SHOTS / f"{screen}-{name}.png"))
+            page.goto(base + path.format(list=site.list_id, site=site.site_id))
+            check(page, screen, name, problems)
             if name == "ops":
                 chart = page.locator(".ops-site:has(canvas.ops-chart)").first
                 chart.screenshot(path=str(SHOTS / f"{screen}-ops-chart.png"))
+        if who == READER:
+            # The pages a form leads to: a feed reader's OPML export read, its feeds listed.
+            page.goto(base + "/lists/")
+            page.set_input_files("#opml-file", str(OPML))
+            page.get_by_test_id("import-opml").click()
+            page.wait_for_url(f"{base}/sites/import/")
+            check(page, screen, "sites-import", problems)
         assert [url for url in errors if "favicon" not in url] == []
         context.close()
     assert problems == {}

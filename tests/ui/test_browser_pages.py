@@ -93,7 +93,7 @@ def test_every_page_fits_the_screen_and_passes_axe(live_server, browser, site, s
         context = browser.new_context(
             viewport=SCREENS[screen], locale="en-GB", timezone_id="Europe/Berlin"
         )
-        context.set_default_timeout(15_000)
+        context.set_default_timeout(30_000)  # axe on a loaded 2-core machine
         page = context.new_page()
         errors: list[str] = []
         page.on("response", lambda r, e=errors: e.append(r.url) if r.status >= 400 else None)

@@ -288,12 +288,6 @@ class XcrawlSettings(Settings):
         "topic weight an authority's informational text needs",
         minimum=0,
     )
-    download_all: str = setting(
-        "XCRAWL_DOWNLOAD_ALL",
-        "eager",
-        "fetch a hub's authority subtree at once (eager) or after the walk (end)",
-        choices=("eager", "end"),
-    )
     free_moves: int = setting(
         "XCRAWL_FREE_MOVES",
         0,

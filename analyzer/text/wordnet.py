@@ -1,4 +1,5 @@
-"""WordNet senses and synonyms through NLTK's reader on the prepared offline data (English).
+"""WordNet senses and synonyms on the prepared offline data (English): NLTK's reader for the
+index and base forms, synsets read line by line as they are needed (see _Data).
 
 A word has several senses, and most of its synonyms belong to one sense only: "car" means
 an automobile far more often than a railcar or a gondola. So synonyms come by sense:
@@ -25,7 +26,9 @@ import warnings
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+
+import regex
 
 from analyzer.nltkdata import REQUIRED_FILES, TextDataMissing, data_dir, wordnet_dir
 from analyzer.text.languages import language_code, stopwords
@@ -33,13 +36,15 @@ from analyzer.text.stemming import stems
 from analyzer.text.tokens import tokenize
 
 if TYPE_CHECKING:
-    from nltk.corpus.reader.wordnet import Lemma, Synset, WordNetCorpusReader
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 # NLTK's reader seeks and reads shared file objects, so lookups from several threads
 # take turns; results are cached, so the lock is held only on a first lookup.
 _lock = threading.RLock()
 # One reader per data folder: loading one takes a second or two.
 _readers: dict[Path, WordNetCorpusReader] = {}
+# Per data folder, the synsets read so far (see _Data).
+_datas: dict[Path, _Data] = {}
 
 # Languages with an offline thesaurus. Open Multilingual WordNet is neither in Debian nor
 # in a PyPI package that ships its data (the `wn` package downloads it at run time).
@@ -264,7 +269,7 @@ def _senses(term: str, root: Path) -> tuple[Sense, ...]:
         # "computing" is a noun of its own: the verb "compute" it may also be a form of is
         # not what a keyword list means by it.
         exact_pos = {_pos(s) for s, own in owned if own is not None and own.name().lower() == key}
-        weighed: list[tuple[Synset, Lemma, float]] = []
+        weighed: list[tuple[Synset, int, float]] = []
         for rank, (synset, own) in enumerate(owned):
             if own is None or _proper(own, synset) or _clipped(own, synset):
                 continue
@@ -290,15 +295,13 @@ def _senses(term: str, root: Path) -> tuple[Sense, ...]:
 
 
 def _synsets(key: str, root: Path) -> list[Synset]:
-    """Return reader.synsets(key), its base forms looked up once per form (see _morphy)."""
-    reader = _reader(root)
-    lemma = key.lower()
-    index = reader._lemma_pos_offset_map
-    get_synset = reader.synset_from_pos_and_offset
+    """Return reader.synsets(key) (read by _Data), its base forms looked up once per form
+    (see _base_forms)."""
+    index = _reader(root)._lemma_pos_offset_map
+    get_synset = _data(root).synset_at
     return [
         get_synset(pos, offset)
-        for pos in _POS_LIST
-        for form in _morphy(lemma, pos, root)
+        for pos, form in _base_forms(key.lower(), root)
         for offset in index[form].get(pos, [])
     ]
 
@@ -308,12 +311,37 @@ _POS_LIST = ("n", "v", "a", "r")
 
 
 @lru_cache(maxsize=1 << 18)
-def _morphy(form: str, pos: str, root: Path) -> tuple[str, ...]:
-    """Return NLTK's base forms of a lowered word or phrase in a part of speech, cached: a
-    term, its synonyms' lemmas and the words of phrases ask for the same forms again."""
+def _base_forms(form: str, root: Path) -> tuple[tuple[str, str], ...]:
+    """Return (part of speech, base form) of a lowered word or phrase in every part of speech
+    of _POS_LIST, in its order: NLTK's morphy for each, cached (a term, its synonyms' lemmas
+    and the words of phrases ask for the same forms again)."""
     reader = _reader(root)
-    with _lock:
-        return tuple(reader._morphy(form, pos))
+    return tuple((pos, base) for pos in _POS_LIST for base in _morphy_of(reader, form, pos))
+
+
+def _morphy(form: str, pos: str, root: Path) -> tuple[str, ...]:
+    """Return NLTK's base forms of a lowered word or phrase in a part of speech."""
+    if pos not in _POS_LIST:  # "s": satellites, looked up in the index apart from "a"
+        return _morphy_of(_reader(root), form, pos)
+    return tuple(base for of, base in _base_forms(form, root) if of == pos)
+
+
+def _morphy_of(reader: WordNetCorpusReader, form: str, pos: str) -> tuple[str, ...]:
+    """Return reader._morphy(form, pos) without its closures: the exceptions, else each rule
+    applied once; of the form and those, the ones WordNet holds in the part of speech."""
+    exceptions = reader._exception_map[pos]
+    if form in exceptions:
+        forms = [form, *exceptions[form]]
+    else:
+        rules = reader.MORPHOLOGICAL_SUBSTITUTIONS[pos]
+        forms = [form, *[form[: -len(old)] + new for old, new in rules if form.endswith(old)]]
+    index = reader._lemma_pos_offset_map
+    found: dict[str, None] = {}
+    for candidate in forms:
+        entry = index.get(candidate)  # get: the index is a defaultdict
+        if entry is not None and pos in entry:
+            found[candidate] = None
+    return tuple(found)
 
 
 @lru_cache(maxsize=4)
@@ -349,9 +377,9 @@ def _lemmas(name: str, root: Path) -> tuple[Lemma, ...]:
 
 @lru_cache(maxsize=1 << 18)
 def _sense_synonyms(sense_id: str, term: str, root: Path) -> tuple[str, ...]:
-    reader = _reader(root)
+    data = _data(root)
     with _lock:
-        return _synonyms_of(reader, reader.synset(sense_id), term, root)
+        return _synonyms_of(data, data.synset(sense_id), term, root)
 
 
 @lru_cache(maxsize=1 << 18)
@@ -363,7 +391,7 @@ def _sense_signature(sense_id: str, term: str, root: Path) -> frozenset[str]:
 @lru_cache(maxsize=1 << 16)
 def _synset_signature(sense_id: str, root: Path) -> frozenset[str]:
     """Return _signature of a sense, once per sense: a term and its forms share senses."""
-    return _signature(_reader(root).synset(sense_id))
+    return _signature(_data(root).synset(sense_id))
 
 
 @lru_cache(maxsize=4)
@@ -378,6 +406,211 @@ def _counts(root: Path) -> dict[str, int]:
             if len(parts) == 3:
                 counts[parts[0]] = int(parts[2])
     return counts
+
+
+# The pointer symbols of the relations read here, as NLTK names them.
+_HYPERNYM, _INSTANCE_HYPERNYM, _HYPONYM, _SIMILAR = "@", "@i", "~", "&"
+_POS_NUMBERS = {"n": 1, "v": 2, "a": 3, "r": 4, "s": 5}
+_DATA_FILES = {"n": "data.noun", "v": "data.verb", "a": "data.adj", "r": "data.adv"}
+_EXAMPLE = regex.compile(r"[\"].*?[\"]")  # a quoted example in a gloss, as NLTK finds it
+
+
+class Lemma:
+    """One lemma of a synset, as NLTK's reader gives it (equal by name, as NLTK's are)."""
+
+    __slots__ = ("_key", "_lex_id", "_name", "_synset")
+
+    def __init__(self, synset: Synset, name: str, lex_id: int) -> None:
+        self._synset = synset
+        self._name = name
+        self._lex_id = lex_id
+        self._key: str | None = None
+
+    def name(self) -> str:
+        return self._name
+
+    def synset(self) -> Synset:
+        return self._synset
+
+    def key(self) -> str:
+        """Return the sense key ("car%1:06:00::"), worked out on first use."""
+        if self._key is None:
+            self._key = self._synset._sense_key(self)
+        return self._key
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Lemma):
+            return NotImplemented
+        return self._name == other._name
+
+    def __hash__(self) -> int:
+        return hash(self._name)
+
+    def __repr__(self) -> str:
+        return f"Lemma('{self._synset._name}.{self._name}')"
+
+
+class Synset:
+    """One synset read from a data.* line: what synonyms need of NLTK's Synset, with the
+    same values (equal by name, as NLTK's are)."""
+
+    __slots__ = (
+        "_data",
+        "_definition",
+        "_lemma_names",
+        "_lemmas",
+        "_lexname",
+        "_name",
+        "_offset",
+        "_pointers",
+        "_pos",
+    )
+
+    def __init__(self, data: _Data, line: str) -> None:
+        columns, gloss = line.strip().split("|")
+        if '"' in gloss:
+            gloss = _EXAMPLE.sub("", gloss)
+        self._definition = gloss.strip().strip("; ")
+        fields = columns.split()
+        self._data = data
+        self._offset = int(fields[0])
+        self._lexname = int(fields[1])
+        self._pos = pos = fields[2]
+        count = int(fields[3], 16)
+        self._lemmas: list[Lemma] = []
+        for at in range(4, 4 + 2 * count, 2):
+            name = fields[at]
+            if name.endswith(")"):  # a syntactic marker, "(a)", "(p)", "(ip)"
+                start = name.rfind("(")
+                if start >= 0 and ")" not in name[start + 1 : -1]:
+                    name = name[:start]
+            self._lemmas.append(Lemma(self, name, int(fields[at + 1], 16)))
+        self._lemma_names = [lemma._name for lemma in self._lemmas]
+        start = 4 + 2 * count  # the number of pointers, then 4 fields each
+        pointers: dict[str, dict[tuple[str, int], None]] = {}
+        for at in range(start + 1, start + 1 + 4 * int(fields[start]), 4):
+            if fields[at + 3] == "0000":  # between synsets, not between two of their lemmas
+                target = (fields[at + 2], int(fields[at + 1]))
+                pointers.setdefault(fields[at], {})[target] = None
+        self._pointers = {symbol: tuple(targets) for symbol, targets in pointers.items()}
+        first = self._lemma_names[0].lower()
+        number = data.index[first][pos].index(self._offset) + 1
+        self._name = f"{first}.{pos}.{number:02d}"
+
+    def name(self) -> str:
+        return self._name
+
+    def pos(self) -> str:
+        return self._pos
+
+    def definition(self) -> str:
+        return self._definition
+
+    def lemmas(self) -> list[Lemma]:
+        return self._lemmas
+
+    def lemma_names(self) -> list[str]:
+        return self._lemma_names
+
+    def _related(self, symbol: str) -> list[Synset]:
+        synset_at = self._data.synset_at
+        return [synset_at(pos, offset) for pos, offset in self._pointers.get(symbol, ())]
+
+    def hypernyms(self) -> list[Synset]:
+        return self._related(_HYPERNYM)
+
+    def instance_hypernyms(self) -> list[Synset]:
+        return self._related(_INSTANCE_HYPERNYM)
+
+    def hyponyms(self) -> list[Synset]:
+        return self._related(_HYPONYM)
+
+    def part_holonyms(self) -> list[Synset]:
+        return self._related("#p")
+
+    def part_meronyms(self) -> list[Synset]:
+        return self._related("%p")
+
+    def member_holonyms(self) -> list[Synset]:
+        return self._related("#m")
+
+    def topic_domains(self) -> list[Synset]:
+        return self._related(";c")
+
+    def usage_domains(self) -> list[Synset]:
+        return self._related(";u")
+
+    def region_domains(self) -> list[Synset]:
+        return self._related(";r")
+
+    def _sense_key(self, lemma: Lemma) -> str:
+        """Return a lemma's sense key as NLTK writes it (a satellite names its head)."""
+        head_name = head_id = ""
+        if self._pos == "s":
+            head = self._related(_SIMILAR)[0]._lemmas[0]
+            head_name, head_id = head._name, f"{head._lex_id:02d}"
+        number = _POS_NUMBERS[self._pos]
+        return (
+            f"{lemma._name}%{number}:{self._lexname:02d}:{lemma._lex_id:02d}:{head_name}:{head_id}"
+        ).lower()
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Synset):
+            return NotImplemented
+        return self._name == other._name
+
+    def __hash__(self) -> int:
+        return hash(self._name)
+
+    def __repr__(self) -> str:
+        return f"Synset('{self._name}')"
+
+
+class _Data:
+    """The synsets of a data folder, read line by line as they are first asked for.
+
+    NLTK's reader parses a line with regular expressions and builds what synonyms never
+    use (examples, verb frames, pointers between lemmas); the index, the exception lists and
+    morphy stay NLTK's. Callers hold _lock: the files are shared.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.folder = wordnet_dir(root)
+        self.index = _reader(root)._lemma_pos_offset_map
+        self.files: dict[str, BinaryIO] = {}
+        self.read: dict[str, dict[int, Synset]] = {pos: {} for pos in _DATA_FILES}
+
+    def synset_at(self, pos: str, offset: int) -> Synset:
+        """Return the synset at a byte offset of a part of speech's data file."""
+        if pos == "s":
+            pos = "a"
+        read = self.read[pos]
+        synset = read.get(offset)
+        if synset is None:
+            data = self.files.get(pos)
+            if data is None:
+                data = self.files[pos] = (self.folder / _DATA_FILES[pos]).open("rb")
+            data.seek(offset)
+            line = data.readline().decode("utf-8")
+            if line[:8] != f"{offset:08d}":
+                raise LookupError(f"No WordNet synset at offset {offset} ({pos})")
+            synset = read[offset] = Synset(self, line)
+        return synset
+
+    def synset(self, name: str) -> Synset:
+        """Return a synset by its name ("car.n.01")."""
+        lemma, pos, number = name.lower().rsplit(".", 2)
+        return self.synset_at(pos, self.index[lemma][pos][int(number) - 1])
+
+
+def _data(root: Path) -> _Data:
+    data = _datas.get(root)
+    if data is None:
+        with _lock:
+            data = _datas.get(root)
+            if data is None:
+                data = _datas[root] = _Data(root)
+    return data
 
 
 def _pos(synset: Synset) -> str:
@@ -413,16 +646,14 @@ def _clipped(own: Lemma, synset: Synset) -> bool:
     return first != own and len(parts) > 1 and own.name().lower() in parts
 
 
-def _synonyms_of(
-    reader: WordNetCorpusReader, synset: Synset, term: str, root: Path
-) -> tuple[str, ...]:
+def _synonyms_of(data: _Data, synset: Synset, term: str, root: Path) -> tuple[str, ...]:
     """Return the lemmas of a sense that are synonyms of the term in that sense."""
     term_words = set(term.split())
     term_stems = tuple(stems(term.split(), "en"))
     # The senses the term itself is used in: a synonym's use one link from them still
     # means what the term means ("cost" as an outlay is next to "price" as an amount).
     used = [
-        reader.synset(sense.id)
+        data.synset(sense.id)
         for sense in _senses(term, root)
         if sense.uses and sense.pos == _pos(synset)
     ]
@@ -527,14 +758,14 @@ def _links(one: str, other: str, root: Path) -> float:
 @lru_cache(maxsize=1 << 16)
 def _ancestors(sense_id: str, root: Path) -> dict[str, int]:
     """Return {hypernym's synset name: links up to it} of a sense, itself at 0."""
-    reader = _reader(root)
+    data = _data(root)
     found = {sense_id: 0}
     level = [sense_id]
     with _lock:
         while level:
             upper = []
             for name in level:
-                synset = reader.synset(name)
+                synset = data.synset(name)
                 for above in synset.hypernyms() + synset.instance_hypernyms():
                     if above.name() not in found:
                         found[above.name()] = found[name] + 1
@@ -707,11 +938,15 @@ def irregular_forms(word: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1 << 18)
 def _irregular_forms(word: str, root: Path) -> tuple[str, ...]:
     table = _irregular(root)
-    own = stems([word], "en")[0]
+    own = None  # the word's stem, worked out only if it has irregular forms (few do)
     found: dict[str, None] = {}
     for base, pos in ((word, "n"), (word, "v"), *_bases(word, root)):
         for form in table.get((base, pos), ()):
-            if " " not in form and stems([form], "en")[0] != own:
+            if " " in form:
+                continue
+            if own is None:
+                own = stems([word], "en")[0]
+            if stems([form], "en")[0] != own:
                 found[form] = None
     if word.endswith("man") and len(word) > 3:
         found[word[:-3] + "men"] = None  # "gunmen": a rule of morphy's, not an exception

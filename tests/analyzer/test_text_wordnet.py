@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from analyzer import nltkdata
-from analyzer.text import TextDataMissing, _nltk_wordnet, synonyms
+from analyzer.text import TextDataMissing, _nltk_wordnet, synonyms, wordnet
 from analyzer.text.wordnet import choose_senses, context_stems, in_wordnet, senses
 
 
@@ -160,3 +160,42 @@ def test_a_lemma_mostly_used_in_unrelated_senses_is_no_synonym(prepared):
     crime = synonyms("crime")
     assert "offense" not in crime and {"law-breaking", "criminal offense"} <= set(crime)
     assert "cost" in synonyms("prices")  # an outlay is one link from a price
+
+
+def test_synsets_read_line_by_line_agree_with_nltks(wordnet_root: Path) -> None:
+    """The lean reader gives NLTK's names, glosses, lemmas, sense keys and relations."""
+    reader, data = wordnet.wordnet_reader(wordnet_root), wordnet._data(wordnet_root)
+    relations = ["hypernyms", "instance_hypernyms", "hyponyms", "part_holonyms"]
+    relations += ["part_meronyms", "member_holonyms", "topic_domains", "region_domains"]
+    relations += ["usage_domains"]
+    index = reader._lemma_pos_offset_map
+    sample = [
+        reader.synset_from_pos_and_offset(pos, offset)
+        for name in sorted(index)[::100]  # every part of speech, satellites included
+        for pos, offsets in index[name].items()
+        for offset in offsets
+    ]
+    checked = 0
+    for theirs in sample:
+        ours = data.synset_at(theirs.pos(), theirs.offset())
+        assert ours.name() == theirs.name()
+        assert data.synset(theirs.name()) is ours
+        assert (ours.pos(), ours.definition()) == (theirs.pos(), theirs.definition())
+        assert ours.lemma_names() == theirs.lemma_names()
+        assert [lemma.key() for lemma in ours.lemmas()] == [
+            lemma.key() for lemma in theirs.lemmas()
+        ]
+        for relation in relations:
+            names = sorted(synset.name() for synset in getattr(ours, relation)())
+            assert names == sorted(synset.name() for synset in getattr(theirs, relation)())
+        checked += 1
+    assert checked > 1500 and {synset.pos() for synset in sample} == set("nvasr")
+
+
+def test_base_forms_agree_with_nltks_morphy(wordnet_root: Path) -> None:
+    reader = wordnet.wordnet_reader(wordnet_root)
+    words = ["cars", "geese", "went", "oxen", "running", "better", "fastest", "churches"]
+    words += ["women", "flies", "wolves", "boxes", "was", "climate_changes", "zzzz", "best"]
+    for word in words:
+        for pos in "nvasr":
+            assert wordnet._morphy(word, pos, wordnet_root) == tuple(reader._morphy(word, pos))

@@ -232,7 +232,18 @@ def test_clips_reach_people_by_mail_page_and_feed(
     unsubscribe = re.search(r"<([^>]+)>", automobile["List-Unsubscribe"]).group(1)
     request = urllib.request.Request(unsubscribe, data=b"List-Unsubscribe=One-Click", method="POST")
     assert urllib.request.urlopen(request).status == 200
-    before = len(mails_to(smtp_server, "dana@example.com"))
+    # Mail of that list is told by its subject, "[Webclip] <list>: <title>"; dana's other lists
+    # may still bring late clips of the demo's archive, and those are not its business.
+    unsubscribed = str(automobile["Subject"]).split(": ", 1)[0]
+
+    def list_mails() -> list[str]:
+        return [
+            str(m["Subject"])
+            for m in mails_to(smtp_server, "dana@example.com")
+            if str(m["Subject"]).split(": ", 1)[0] == unsubscribed
+        ]
+
+    before = list_mails()
     demo.publish_next()  # "Drivers union calls second rail strike": erin's list
     demo.publish_next()  # "Car sharing grows in the suburbs": dana's list, now unsubscribed
     wait_until(
@@ -258,7 +269,9 @@ def test_clips_reach_people_by_mail_page_and_feed(
         30,
         "dana's matches to settle",
     )
-    assert len(mails_to(smtp_server, "dana@example.com")) == before
+    assert list_mails() == before
+    car_sharing = Match.objects.get(owner=dana, clip__title="Car sharing grows in the suburbs")
+    assert car_sharing.mail_status == Match.MailStatus.SKIPPED
 
     # The digest reader got nothing one by one, and exactly one digest with all her matches.
     assert mails_to(smtp_server, "erin@example.com")[1:] == []

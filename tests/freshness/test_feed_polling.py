@@ -12,34 +12,13 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from crawler import hooks
 from crawler.models import Page, PageVersion, Site
 from crawler.run.loop import crawl
 from crawler.run.watch import watch
-from tests.crawler.servers import SiteServer
 from tests.crawler.sites import make_site
 from tests.freshness.sites import NewsWithFeed
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-@pytest.fixture(autouse=True)
-def _no_hidden_web(settings):
-    settings.DEEPWEB_ENABLED = False
-
-
-@pytest.fixture
-def server():
-    with SiteServer() as site:
-        yield site
-
-
-@pytest.fixture
-def handed_on():
-    received: list[int] = []
-    hooks.register_page_handler(received.append)
-    yield received
-    hooks.unregister_page_handler(received.append)
 
 
 def make_due(page: Page) -> None:

@@ -17,21 +17,9 @@ from crawler.models import Page, Site
 from crawler.run.loop import crawl
 from crawler.run.watch import watch
 from crawler.store.revisit import visit_wait
-from tests.crawler.servers import SiteServer
 from tests.crawler.sites import Published, article, hub, make_site
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _no_hidden_web(settings):
-    settings.DEEPWEB_ENABLED = False
-
-
-@pytest.fixture
-def server():
-    with SiteServer() as site:
-        yield site
 
 
 def page(site: Site, path: str, **fields: object) -> Page:

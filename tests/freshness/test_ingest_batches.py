@@ -15,7 +15,6 @@ from celery.signals import after_task_publish
 from clipping.models import Match
 from crawler import hooks, tasks
 from crawler.models import PageVersion
-from tests.crawler.servers import SiteServer
 from tests.crawler.sites import article, hub, make_site, news_site
 from tests.factories import make_list
 
@@ -31,15 +30,8 @@ STORIES = [
 
 
 @pytest.fixture(autouse=True)
-def _no_hidden_web(settings):
-    settings.DEEPWEB_ENABLED = False
+def _index_refreshed_at_once(settings):
     settings.CLIPPING_INDEX_REFRESH_SECONDS = 0
-
-
-@pytest.fixture
-def server():
-    with SiteServer() as site:
-        yield site
 
 
 class Sent(list):

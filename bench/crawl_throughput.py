@@ -38,6 +38,8 @@ from urllib.parse import urljoin
 ROOT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
+from bench.benchdb import setup_django, throwaway_database  # noqa: E402
+
 CONCURRENCY = 16
 FANOUT = 10
 CROSS_LINKS = 5
@@ -209,18 +211,8 @@ def leg_ours(root: str) -> dict[str, float]:
 
 def leg_store(root: str, total: int) -> dict[str, float]:
     """Run the real crawl (fetch + analyze + store) in a dedicated database."""
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("WEBCLIP_TESTING", "1")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.db import connection
-
-    settings.DEBUG = False  # no query log growing with every page
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = BENCH_DB
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
+    setup_django()
+    with throwaway_database(BENCH_DB):
         from crawler.models import Site
         from crawler.run.loop import crawl
 
@@ -236,8 +228,6 @@ def leg_store(root: str, total: int) -> dict[str, float]:
         run = crawl(site, render_shells="off")
         seconds = time.perf_counter() - started
         stored = run.new
-    finally:
-        connection.creation.destroy_test_db(BENCH_DB, verbosity=0)
     return {"pages": stored, "seconds": seconds, "peak_mb": peak_mb(), "fetched": run.fetched}
 
 

@@ -28,7 +28,6 @@ Usage: .venv/bin/python bench/hidden_web.py [--archive-site [--stories N]]
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import sys
 import time
@@ -37,21 +36,10 @@ from pathlib import Path
 ROOT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
+from bench.benchdb import setup_django, throwaway_database  # noqa: E402
+
 BENCH_DB = "webclip_bench_hidden_web"
 TERMS = ["election", "vaccine", "orchestra", "glacier", "marathon", "embassy", "zeppelin"]
-
-
-def setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("WEBCLIP_TESTING", "1")
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # Playwright's loop, DB between
-    import django
-
-    django.setup()
-    from crawler import hooks
-
-    for handler in hooks.page_handlers():  # measure crawling, not clipping's ingest queue
-        hooks.unregister_page_handler(handler)
 
 
 def make_site(web, name: str):
@@ -136,20 +124,12 @@ def main() -> None:
     parser.add_argument("--archive-site", action="store_true", help="the generated archive")
     parser.add_argument("--stories", type=int, default=150, help="stories in that archive")
     args = parser.parse_args()
-    setup_django()
-    from django.conf import settings
-    from django.db import connection
-
-    settings.DEBUG = False
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = BENCH_DB
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
+    setup_django(crawl_only=True)
+    with throwaway_database(BENCH_DB):
         if args.archive_site:
             archive_site(args.stories)
         else:
             demo_site()
-    finally:
-        connection.creation.destroy_test_db(BENCH_DB, verbosity=0)
 
 
 def holds_phrase(text: str, keywords: list[str]) -> bool:

@@ -34,21 +34,15 @@ from urllib.parse import urlsplit
 ROOT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
+from bench.benchdb import setup_django, throwaway_database  # noqa: E402
+
 BENCH_DB = "webclip_bench_render_cost"
 
 
-def setup_django() -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    os.environ.setdefault("WEBCLIP_TESTING", "1")
-    os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    import django
-
-    django.setup()
-    from crawler import hooks
+def setup() -> None:
+    setup_django(crawl_only=True)
     from crawler.run import passes
 
-    for handler in hooks.page_handlers():  # measure crawling, not clipping's ingest queue
-        hooks.unregister_page_handler(handler)
     passes.unregister_run_pass("hidden-web")  # the links crawl alone
 
 
@@ -129,19 +123,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--budget", type=int, default=150, help="pages per crawl run")
     args = parser.parse_args()
-    setup_django()
-    from django.conf import settings
-    from django.db import connection
-
-    settings.DEBUG = False
-    settings.DATABASES["default"].setdefault("TEST", {})["NAME"] = BENCH_DB
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
-    try:
+    setup()
+    with throwaway_database(BENCH_DB):
         warm_up()
         decide = leg("decide", args.budget, every=False)
         every = leg("every", args.budget, every=True)
-    finally:
-        connection.creation.destroy_test_db(BENCH_DB, verbosity=0)
     report(decide, every)
 
 

@@ -66,6 +66,11 @@ def unregister_batch_handler(handler: BatchHandler) -> None:
         _batch_handlers.remove(handler)
 
 
+def batch_handlers() -> list[BatchHandler]:
+    """Return the registered batch handlers, in registration order."""
+    return list(_batch_handlers)
+
+
 def hand_on(version_id: int) -> None:
     """Call every page handler with `version_id` once the current transaction commits.
 

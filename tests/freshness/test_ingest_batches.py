@@ -74,6 +74,7 @@ def test_a_crawl_hands_its_versions_to_clipping_in_batches_not_one_task_per_page
 def test_outside_a_crawl_each_committed_version_goes_alone():
     batches: list[list[int]] = []
     hooks.register_batch_handler(batches.append)
+    assert hooks.batch_handlers()[-1] == batches.append
     try:
         hooks.hand_on(7)
         with hooks.gathering():
@@ -85,6 +86,7 @@ def test_outside_a_crawl_each_committed_version_goes_alone():
         assert batches == [[7], [8, 9], [10]]  # the end of the gathering flushes the rest
     finally:
         hooks.unregister_batch_handler(batches.append)
+    assert batches.append not in hooks.batch_handlers()
 
 
 def test_one_batch_makes_the_clips_and_then_the_mail_of_every_page(

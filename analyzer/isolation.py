@@ -12,6 +12,9 @@ the analyzer only, so starting it costs a fraction of a second once, not per pag
    refused with an AnalysisLimitError, an AnalyzerError like every other refusal; the child
    is replaced before the next page, which is analysed as usual.
 
+`Pool` holds several such children for callers that analyse pages side by side (a crawl
+run analyses the pages it fetched while it stores earlier ones).
+
 Frames are a length and a pickle; both ends are this module, run by the same interpreter.
 """
 
@@ -155,7 +158,51 @@ class Isolated:
         return AnalysisCrashError(f"the analysing process exited ({code}) on the page")
 
 
-_shared: dict[tuple[int, float], Isolated] = {}
+class Pool:
+    """Up to `size` analysing children with the same caps, for pages analysed side by side.
+
+    A page takes an idle child, or starts one while fewer than `size` exist, or waits for
+    one: callers that analyse one page at a time never start a second child.
+    """
+
+    def __init__(self, memory_bytes: int, seconds: float, size: int = 1) -> None:
+        self.memory_bytes = memory_bytes
+        self.seconds = seconds
+        self.size = max(1, size)
+        self._idle: list[Isolated] = []
+        self._started = 0
+        self._free = threading.Condition()
+
+    def analyze(
+        self, html: str | bytes, url: str | None = None, *, declared_encoding: str | None = None
+    ) -> PageAnalysis:
+        """Return analyze(html, url) as computed in one of the children (see Isolated)."""
+        isolated = self._take()
+        try:
+            return isolated.analyze(html, url, declared_encoding=declared_encoding)
+        finally:
+            with self._free:
+                self._idle.append(isolated)
+                self._free.notify()
+
+    def _take(self) -> Isolated:
+        with self._free:
+            while not self._idle and self._started >= self.size:
+                self._free.wait()
+            if self._idle:
+                return self._idle.pop()
+            self._started += 1
+        return Isolated(self.memory_bytes, self.seconds)
+
+    def close(self) -> None:
+        """Stop the idle children (a busy one is stopped by its next refusal or at exit)."""
+        with self._free:
+            idle, self._idle, self._started = self._idle, [], self._started - len(self._idle)
+        for isolated in idle:
+            isolated.close()
+
+
+_shared: dict[tuple[int, float], Pool] = {}
 _shared_lock = threading.Lock()
 
 
@@ -166,8 +213,10 @@ def analyze_isolated(
     declared_encoding: str | None = None,
     memory_bytes: int,
     seconds: float,
+    processes: int = 1,
 ) -> PageAnalysis:
-    """Analyse one page in this process's analysing child with these caps (kept for reuse).
+    """Analyse one page in one of this process's analysing children with these caps (kept for
+    reuse); up to `processes` children analyse the pages of concurrent callers side by side.
 
     With neither cap (both 0) the page is analysed in this process.
     """
@@ -176,8 +225,11 @@ def analyze_isolated(
 
         return analyze(html, url, declared_encoding=declared_encoding)
     with _shared_lock:
-        isolated = _shared.setdefault((memory_bytes, seconds), Isolated(memory_bytes, seconds))
-    return isolated.analyze(html, url, declared_encoding=declared_encoding)
+        pool = _shared.get((memory_bytes, seconds))
+        if pool is None:
+            pool = _shared[(memory_bytes, seconds)] = Pool(memory_bytes, seconds, processes)
+        pool.size = max(pool.size, processes)
+    return pool.analyze(html, url, declared_encoding=declared_encoding)
 
 
 def _send(stream: IO[bytes], value: Any) -> None:

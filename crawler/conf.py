@@ -161,6 +161,13 @@ class AnalysisSettings(Settings):
         "cap; with both caps 0 pages are analysed in the worker itself)",
         minimum=0,
     )
+    processes: int = setting(
+        "CRAWLER_ANALYSIS_PROCESSES",
+        2,
+        "analysing processes of one crawl run: pages are analysed side by side as they arrive "
+        "while the run stores earlier ones (set it to the worker's cores)",
+        minimum=1,
+    )
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ through `crawler.extract.feeds` and are hubs by nature. Link URLs come out canon
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from analyzer.errors import AnalyzerError
 from analyzer.isolation import analyze_isolated
@@ -21,8 +23,19 @@ from crawler.strategies.base import HUB, LinkRecord
 Canonical = Callable[[str], str]
 
 
-def extract(fetched: FetchResult, canonical: Canonical) -> Extracted:
-    """Analyse a successfully fetched body and return its kind, summary and canonical links."""
+@dataclass(frozen=True)
+class Ahead:
+    """A page's analysis made as soon as it arrived, while the run stored earlier pages."""
+
+    analysis: PageAnalysis | None = None
+    error: Exception | None = None  # what analysing raised, raised again by `extract`
+
+
+def extract(fetched: FetchResult, canonical: Canonical, ahead: Ahead | None = None) -> Extracted:
+    """Analyse a successfully fetched body and return its kind, summary and canonical links.
+
+    `ahead`: the body's analysis made by `analyse_ahead`, used instead of analysing again.
+    """
     base = fetched.final_url or fetched.url
     kind = content_kind(fetched.content_type, fetched.body)
     if kind == "sitemap" or fetched.body.startswith(b"\x1f\x8b"):  # sitemap.xml.gz
@@ -32,7 +45,7 @@ def extract(fetched: FetchResult, canonical: Canonical) -> Extracted:
     if kind != "html":
         return Extracted(summary={"kind": kind or "unknown"})
     try:
-        analysis = analyze_page(fetched.body, base, fetched.charset)
+        analysis = _analysis(fetched, base, ahead)
     except AnalyzerError as exc:
         return Extracted(summary={"error": f"{type(exc).__name__}: {exc}"[:500]})
     extracted = from_analysis(analysis, canonical)
@@ -40,8 +53,37 @@ def extract(fetched: FetchResult, canonical: Canonical) -> Extracted:
     return extracted
 
 
+def _analysis(fetched: FetchResult, base: str, ahead: Ahead | None) -> PageAnalysis:
+    if ahead is None:
+        return analyze_page(fetched.body, base, fetched.charset)
+    if ahead.error is not None:
+        raise ahead.error
+    assert ahead.analysis is not None
+    return ahead.analysis
+
+
+async def analyse_ahead(fetched: FetchResult) -> Ahead | None:
+    """Analyse the page `extract` would analyse, in an analysing process, without blocking
+    the event loop; None for a body `extract` does not analyse (an error, a feed...).
+
+    A crawl run calls it for each page as it arrives, so that the pages in flight are
+    analysed side by side (up to CRAWLER_ANALYSIS_PROCESSES at once) while it stores earlier
+    ones, and `extract` finds the work done.
+    """
+    if not fetched.succeeded or fetched.body.startswith(b"\x1f\x8b"):
+        return None
+    if content_kind(fetched.content_type, fetched.body) != "html":
+        return None
+    base = fetched.final_url or fetched.url
+    try:
+        analysis = await asyncio.to_thread(analyze_page, fetched.body, base, fetched.charset)
+    except Exception as exc:  # noqa: BLE001 - raised again where the page is stored
+        return Ahead(error=exc)
+    return Ahead(analysis=analysis)
+
+
 def analyze_page(body: bytes, url: str, encoding: str | None = None) -> PageAnalysis:
-    """Analyse a page in this worker's analysing process, under the CRAWLER_ANALYSIS_* caps.
+    """Analyse a page in this worker's analysing processes, under the CRAWLER_ANALYSIS_* caps.
 
     Raises AnalyzerError, AnalysisLimitError included (over a cap: the page is refused).
     """
@@ -52,6 +94,7 @@ def analyze_page(body: bytes, url: str, encoding: str | None = None) -> PageAnal
         declared_encoding=encoding,
         memory_bytes=caps.memory_mb * MIB,
         seconds=caps.seconds,
+        processes=caps.processes,
     )
 
 

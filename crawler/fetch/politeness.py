@@ -116,6 +116,9 @@ class HostGate:
         self.now = clock.time if self.slots.shared else clock.monotonic
         # One coroutine per host in this process asks the store; the others queue here.
         self._locks: dict[str, asyncio.Lock] = {}
+        # Each host's 429/503 streak as its slot's claim found it: while a slot is held no
+        # other request to the host can add to it, so a streak of 0 needs no clearing.
+        self._strikes: dict[str, int] = {}
 
     async def wait_for(self, host: str, delay: float) -> float:
         """Return how long a request to `host` with `delay` would wait now."""
@@ -136,6 +139,7 @@ class HostGate:
         async with lock:
             token = uuid.uuid4().hex
             times = await self._claim(host, token, max_wait)
+            self._strikes[host] = times.strikes
             keeper = asyncio.create_task(self._keep(host, token))
             ended: float | None = None
             try:
@@ -180,9 +184,11 @@ class HostGate:
         strikes = (await self.slots.times(host)).strikes + 1
         wait = base * 2 ** (strikes - 1) if retry_after is None else retry_after
         wait = min(wait, cap)
-        await self.slots.defer(host, self.now() + wait)
+        self._strikes[host] = await self.slots.defer(host, self.now() + wait)
         return wait
 
     async def clear(self, host: str) -> None:
-        """Forget a host's strikes after a normal answer."""
-        await self.slots.clear(host)
+        """Forget a host's strikes after a normal answer (no call to the store if none)."""
+        if self._strikes.get(host, 1):
+            await self.slots.clear(host)
+            self._strikes[host] = 0

@@ -22,8 +22,8 @@ so `max_depth` counts the links followed from a seed through hubs and articles, 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import datetime
+from collections.abc import Iterable, Iterator
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from django.db.models import Case, IntegerField, Q, Value, When
@@ -53,18 +53,34 @@ class Frontier:
         # seed's rel=canonical or the sitemap), so their URLs are crawled here.
         self.aliases: dict[str, str] = {}
         self.shapes = ShapeWatch()
+        self._canonical: dict[str, str] = {}  # url as found -> canonical (see `canonical`)
+        # The first never-fetched pages in breadth-first order, read a window at a time
+        # (see `new_urls`), and until when the hub band is known to be empty.
+        self._new = _NewQueue()
+        self._no_hubs_until: datetime | None = None
 
     # --- Admission ---------------------------------------------------------------------------
 
     def canonical(self, url: str) -> str:
-        """Return the canonical form of `url` (the key pages are stored under)."""
-        return urltools.mapped(urltools.canonicalize(url), self.aliases)
+        """Return the canonical form of `url` (the key pages are stored under).
+
+        Raises BadURL. Remembered for the run: a site's menus and sidebars repeat the same
+        links on every page.
+        """
+        found = self._canonical.get(url)
+        if found is None:
+            found = urltools.mapped(urltools.canonicalize(url), self.aliases)
+            if len(self._canonical) >= _CANONICAL_KEPT:
+                self._canonical.clear()  # only time is lost
+            self._canonical[url] = found
+        return found
 
     def learn_alias(self, production: str, served: str) -> bool:
         """Crawl URLs of a production origin on the served one; True if it was new."""
         if production in self.aliases or not urltools.same_site(served, self.hosts):
             return False
         self.aliases[production] = served
+        self._canonical.clear()  # URLs of the production origin now map elsewhere
         return True
 
     def link_depth(self, page_url: str, page_depth: int, link_url: str, anchor: str = "") -> int:
@@ -126,6 +142,10 @@ class Frontier:
             Page.objects.filter(id__in=shallower, depth__gt=depth).update(depth=depth)
         if promoted:
             Page.objects.filter(id__in=promoted).update(role=role)
+        if shallower or promoted:
+            self._new.forget()  # pages moved up in the order
+        if new:
+            self._new.added(depth, role)
         if new:
             now = now or timezone.now()
             pages = [
@@ -201,8 +221,17 @@ class Frontier:
         self.in_flight.pop(url, None)
 
     def hubs_to_revisit(self, limit: int, now: datetime | None = None) -> list[str]:
-        """Return fetched hubs last fetched before the site's minimum revisit interval."""
+        """Return fetched hubs last fetched before the site's minimum revisit interval.
+
+        An empty answer stands for a second: a run's own fetches never add to this band (they
+        are taken), only time does.
+        """
         now = now or timezone.now()
+        if (
+            self._no_hubs_until is not None
+            and self._no_hubs_until > now > self._no_hubs_until - _HUBS_QUIET
+        ):
+            return []
         cutoff = now - self.site.min_page_revisit
         pages = (
             self._pages()
@@ -212,52 +241,78 @@ class Frontier:
             .annotate(band=_ROLE_ORDER)
             .order_by("band", "depth", "id")
         )
-        return self._pick(pages, limit)
+        picked = self._pick(self._windows(pages, limit), limit)
+        self._no_hubs_until = None if picked else now + _HUBS_QUIET
+        return picked
 
     def new_urls(self, limit: int, now: datetime | None = None) -> list[str]:
-        """Return never-fetched URLs, shallowest first (breadth-first), seeds before others."""
-        pages = self._pages().unfetched().annotate(band=_ROLE_ORDER).order_by("depth", "band", "id")
-        return self._pick(pages, limit)
+        """Return never-fetched URLs, shallowest first (breadth-first), seeds before others.
+
+        They come from a queue of the first ones in that order, read from the database a
+        window at a time after the last one read (see `_NewQueue`), not a query per call.
+        """
+        picked = self._pick(self._new_rows(), limit)
+        return picked
 
     def due_urls(self, limit: int, now: datetime | None = None) -> list[str]:
         """Return known pages whose revisit time has come, the most overdue first."""
         pages = self._pages().due(now or timezone.now()).order_by("next_visit_at", "id")
-        return self._pick(pages, limit)
+        return self._pick(self._windows(pages, limit), limit)
 
     def _pages(self):
         return Page.objects.filter(site=self.site)
 
-    def _pick(self, pages, limit: int) -> list[str]:
+    def _windows(self, pages, limit: int) -> Iterator[_Row]:
+        """Yield the rows of a query, read a window at a time as they are needed."""
+        offset = 0
+        window = max(limit * 2, 64)
+        while True:
+            rows = list(
+                pages.values_list("id", "url", "depth", "last_fetched_at")[offset : offset + window]
+            )
+            if not rows:
+                return
+            offset += window
+            yield from rows
+
+    def _new_rows(self) -> Iterator[_Row]:
+        """Yield the never-fetched pages in breadth-first order, from the queue, refilled from
+        the database after its last row when it runs out."""
+        queue = self._new
+        index = 0
+        while True:
+            if index >= len(queue.rows) and not queue.fill(self._pages()):
+                return
+            row = queue.rows[index]
+            if row[1] in self.taken:
+                del queue.rows[index]  # fetched in this run: no band offers it again
+                continue
+            index += 1
+            yield row
+
+    def _pick(self, rows: Iterator[_Row], limit: int) -> list[str]:
         """Return up to `limit` URLs not yet taken, dropping unfetched ones now refused."""
         if limit <= 0:
             return []
         picked: list[str] = []
         refused: list[int] = []
-        offset = 0
-        window = max(limit * 2, 64)
-        while len(picked) < limit:
-            rows = list(
-                pages.values_list("id", "url", "depth", "last_fetched_at")[offset : offset + window]
-            )
-            if not rows:
+        for page_id, url, depth, fetched_at in rows:
+            if url in self.taken or url in picked:
+                continue
+            if self.shapes.unproven(url) and self._probing(url, picked):
+                continue  # one page of a new shape first: it may be a trap or a copy
+            if self.refusal(url, depth if fetched_at is None else 0) is not None:
+                # The admin narrowed the scope since discovery: forget never-fetched URLs.
+                if fetched_at is None:
+                    refused.append(page_id)
+                continue
+            picked.append(url)
+            if len(picked) >= limit:
                 break
-            offset += window
-            for page_id, url, depth, fetched_at in rows:
-                if url in self.taken or url in picked:
-                    continue
-                if self.shapes.unproven(url) and self._probing(url, picked):
-                    continue  # one page of a new shape first: it may be a trap or a copy
-                if self.refusal(url, depth if fetched_at is None else 0) is not None:
-                    # The admin narrowed the scope since discovery: forget never-fetched URLs.
-                    if fetched_at is None:
-                        refused.append(page_id)
-                    continue
-                picked.append(url)
-                if len(picked) >= limit:
-                    break
         if refused:
             Page.objects.filter(id__in=refused, last_fetched_at__isnull=True).delete()
             self._known = {u: k for u, k in self._known.items() if k[0] not in refused}
+            self._new.drop(refused)
         return picked
 
     def _probing(self, url: str, picked: list[str]) -> bool:
@@ -276,6 +331,8 @@ class Frontier:
 
 
 HUBS, NEW, DUE = "hubs", "new", "due"
+_HUBS_QUIET = timedelta(seconds=1)  # how long an empty hub band is not asked again
+_CANONICAL_KEPT = 50_000  # URLs whose canonical form a run remembers
 
 # Seeds, sitemaps and feeds come before analyzer hubs and ordinary pages.
 _ROLE_ORDER = Case(
@@ -285,3 +342,67 @@ _ROLE_ORDER = Case(
     default=Value(3),
     output_field=IntegerField(),
 )
+
+
+# (id, url, depth, last_fetched_at) of a page, as the bands read them.
+_Row = tuple[int, str, int, datetime | None]
+_BANDS = {Page.Role.SEED: 0, Page.Role.SITEMAP: 1, Page.Role.FEED: 2}  # as _ROLE_ORDER
+
+
+class _NewQueue:
+    """The first never-fetched pages of a site in breadth-first order (depth, band, id).
+
+    Read from the database `WINDOW` rows at a time, each read starting after the last row
+    read (keyset), so the run asks once per window, not once per batch. It stays the true
+    head of the order: a page added that sorts before the last row read, or moved up,
+    empties it (`forget`); one that sorts after it is read by the next `fill`.
+    """
+
+    WINDOW = 256
+
+    def __init__(self) -> None:
+        self.rows: list[_Row] = []
+        self.last: tuple[int, int, int] | None = None  # (depth, band, id) of the last row read
+        self.complete = False  # the last read found every remaining row
+
+    def fill(self, pages) -> bool:
+        """Read the next window after the last row read; return whether any row came."""
+        if self.complete:
+            return False
+        pages = pages.unfetched().annotate(band=_ROLE_ORDER)
+        if self.last is not None:
+            depth, band, page_id = self.last
+            pages = pages.filter(
+                Q(depth__gt=depth)
+                | Q(depth=depth, band__gt=band)
+                | Q(depth=depth, band=band, id__gt=page_id)
+            )
+        rows = list(
+            pages.order_by("depth", "band", "id").values_list(
+                "id", "url", "depth", "last_fetched_at", "band"
+            )[: self.WINDOW]
+        )
+        self.complete = len(rows) < self.WINDOW
+        if rows:
+            page_id, _url, depth, _fetched, band = rows[-1]
+            self.last = (depth, band, page_id)
+            self.rows.extend(row[:4] for row in rows)
+        return bool(rows)
+
+    def added(self, depth: int, role: str) -> None:
+        """Note new pages of this depth and role (their ids larger than any read)."""
+        if self.last is None:
+            return
+        if (depth, _BANDS.get(role, 3)) < self.last[:2]:
+            self.forget()
+        else:
+            self.complete = False
+
+    def drop(self, page_ids: list[int]) -> None:
+        """Remove deleted pages."""
+        gone = set(page_ids)
+        self.rows = [row for row in self.rows if row[0] not in gone]
+
+    def forget(self) -> None:
+        """Start again from the head of the order at the next read."""
+        self.rows, self.last, self.complete = [], None, False

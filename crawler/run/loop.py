@@ -1,8 +1,12 @@
 """The crawl run loop: ask the strategy, fetch concurrently, store each page, repeat.
 
 Fetching (and browser rendering) runs on an asyncio loop in a helper thread; everything that
-touches the database runs in the calling thread, one transaction per page, so a run can be
-killed at any point and the next run continues from the stored frontier.
+touches the database runs in the calling thread, one transaction per batch of pages handled
+together (each page whole), so a run can be killed at any point and the next run continues
+from the stored frontier. A page never
+fetched before is analysed as soon as it arrives, in one of the worker's analysing
+processes (`crawler.extract.page.analyse_ahead`), so pages are analysed side by side while
+earlier ones are stored.
 
 1. Claim the site (`crawler.run.claims.start_run`), seed the frontier (root, extra seeds,
    /sitemap.xml, robots.txt Sitemap lines).
@@ -11,8 +15,9 @@ killed at any point and the next run continues from the stored frontier.
 3. Each finished fetch is stored (`crawler.run.step.process`), observed by the strategy and
    counted; counters and the heartbeat are written at most every second. Fetches are
    handled in the order they were started (a fetch that finishes early waits for the ones
-   before it), so what the strategy sees, and so what it asks next, depends only on the
-   site and the random seed: the same seed gives the same run.
+   before it), a refill's worth at a time in one transaction, so what the strategy sees, and
+   so what it asks next, depends only on the site and the random seed: the same seed gives
+   the same run.
 4. Stop on the page budget, the strategy's stop reason, the run time cap, a host asking
    us to keep away longer than a fetch waits (429/503 Retry-After: "backoff", and the site's
    next crawl moves past the wait), or an empty frontier ("exhausted"); close the run with
@@ -40,6 +45,7 @@ from django.utils import timezone
 from crawler import hooks
 from crawler.canonical import BadURL
 from crawler.conf import crawler_settings
+from crawler.extract.page import Ahead
 from crawler.fetch.result import FetchResult
 from crawler.models import CrawlRun, Page, PageVersion, Site
 from crawler.run import step
@@ -198,7 +204,8 @@ class RunLoop:
     def execute(self, budget: int, *, backend: FetchBackend | None = None) -> str:
         """Crawl until a stop condition and return the stop reason."""
         self.frontier.seed()
-        with LoopThread() as loop:
+        # The pages stored go to the batch handlers a heartbeat's worth at a time.
+        with hooks.gathering(), LoopThread() as loop:
             fetcher = backend or loop.call(open_backend(self.site))
             try:
                 return self._crawl(loop, fetcher, budget)
@@ -221,8 +228,10 @@ class RunLoop:
             self.frontier.add([sitemap], depth=1, role=Page.Role.SITEMAP)
         self._search_forms(loop, fetcher, budget)
         # Started fetches in order; the oldest is handled first (see the module's step 3).
-        in_flight: dict[concurrent.futures.Future[FetchResult], Page] = {}
+        in_flight: dict[concurrent.futures.Future[tuple[FetchResult, Ahead | None]], Page] = {}
         reason = ""
+        # Refill in batches, not one URL per finished fetch: each ask costs queries.
+        batch = max(1, self.settings.concurrency // 4)
         while True:
             if not reason:
                 reason = self._stop_reason(budget, deadline)
@@ -231,18 +240,17 @@ class RunLoop:
                     self.settings.concurrency - len(in_flight),
                     budget - self.fetched - len(in_flight),
                 )
-                # Refill in batches, not one URL per finished fetch: each ask costs queries.
-                batch = max(1, self.settings.concurrency // 4)
                 if room >= batch or (room > 0 and not in_flight):
                     for page in self._next_pages(room):
                         future = loop.submit(
-                            step.fetch_page(
+                            step.fetch_and_analyse(
                                 fetcher,
                                 page.url,
                                 etag=page.etag,
                                 last_modified=page.last_modified,
                                 needs_browser=self.site.needs_browser,
                                 render_shells=self.render_shells,
+                                analyse=page.last_fetched_at is None,
                             )
                         )
                         in_flight[future] = page
@@ -250,11 +258,15 @@ class RunLoop:
                     reason = "exhausted"
             if not in_flight:
                 return reason
-            # One result per round, the oldest: when the strategy is asked again never
-            # depends on which fetches happened to finish meanwhile.
-            oldest = next(iter(in_flight))
-            page = in_flight.pop(oldest)
-            self._handle(page, oldest.result())
+            # The oldest results, a batch of them, stored in one transaction: when the
+            # strategy is asked again never depends on which fetches happened to finish
+            # meanwhile, and the batch costs one commit.
+            # Waited for outside the transaction, which holds its locks only while it writes.
+            done = [(in_flight.pop(oldest), oldest.result()) for oldest in list(in_flight)[:batch]]
+            with step.stored_together():
+                for page, (fetched, ahead) in done:
+                    self._handle(page, fetched, ahead)
+            self._beat()
 
     def _search_forms(self, loop: LoopThread, fetcher: FetchBackend, budget: int) -> None:
         """Make the registered run passes (hidden-web form search among them), in order."""
@@ -313,9 +325,9 @@ class RunLoop:
             )
         return [pages[u] for u in urls if u in pages]
 
-    def _handle(self, page: Page, fetched: FetchResult) -> None:
+    def _handle(self, page: Page, fetched: FetchResult, ahead: Ahead | None = None) -> None:
         outcome = step.process(
-            self.frontier, self.run, page, fetched, render_shells=self.render_shells
+            self.frontier, self.run, page, fetched, render_shells=self.render_shells, ahead=ahead
         )
         observation = outcome.observation
         self.frontier.done(page.url)
@@ -335,7 +347,8 @@ class RunLoop:
             self.pending["relevant"] += 1
         if self.progress is not None:
             self.progress(self.run, observation)
-        self._beat()
+        if not step.storing_together():  # else after the commit (versions handed on then)
+            self._beat()
 
     def _record_learned(self) -> None:
         """Keep what the run learnt (terms, trap and copy shapes, aliases) on its record."""

@@ -8,6 +8,9 @@ enqueues work: a script shell left to the render queue comes back as `Outcome.re
 from __future__ import annotations
 
 import logging
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -17,7 +20,7 @@ from django.utils import timezone
 from crawler.canonical import BadURL, is_pager_link, origin_of, served_alias
 from crawler.extract.feeds import DiscoveryError, feed_item_texts, parse_sitemap
 from crawler.extract.hints import declared_canonical
-from crawler.extract.page import extract
+from crawler.extract.page import Ahead, analyse_ahead, extract
 from crawler.fetch.body import content_kind
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page
@@ -72,6 +75,33 @@ async def fetch_page(
     return fetched
 
 
+async def fetch_and_analyse(
+    backend: FetchBackend,
+    url: str,
+    *,
+    etag: str,
+    last_modified: str,
+    needs_browser: bool,
+    render_shells: str,
+    analyse: bool,
+) -> tuple[FetchResult, Ahead | None]:
+    """Return `fetch_page`'s result and, if `analyse`, its analysis made as soon as it arrived.
+
+    A crawl run analyses ahead the pages never fetched before (each will be analysed, having
+    no stored version to be unchanged from), side by side with the other pages in flight,
+    while it stores earlier ones; `process` takes the analysis as made.
+    """
+    fetched = await fetch_page(
+        backend,
+        url,
+        etag=etag,
+        last_modified=last_modified,
+        needs_browser=needs_browser,
+        render_shells=render_shells,
+    )
+    return fetched, (await analyse_ahead(fetched) if analyse else None)
+
+
 def process(
     frontier: Frontier,
     run: CrawlRun | None,
@@ -79,12 +109,29 @@ def process(
     fetched: FetchResult,
     *,
     render_shells: str = "off",
+    ahead: Ahead | None = None,
 ) -> Outcome:
     """Store one fetch result for `page` and return the observation for the strategy.
 
     Everything one fetch writes (page state, version, links, new frontier URLs) commits
     together, so a worker killed at any point leaves each page stored whole or not at all.
     """
+    with stored_together():
+        return _process(frontier, run, page, fetched, render_shells=render_shells, ahead=ahead)
+
+
+@contextmanager
+def stored_together() -> Iterator[None]:
+    """Store what `process` stores of one page, or of every page processed inside, in one
+    transaction.
+
+    A page processed inside opens no savepoint of its own (each costs round trips to the
+    database): whatever fails rolls the whole transaction back, which keeps every page
+    whole or absent.
+    """
+    if storing_together():
+        yield
+        return
     with transaction.atomic():
         if connection.vendor == "postgresql":
             # The commit need not wait for the disk: a killed worker loses nothing, and a
@@ -92,11 +139,29 @@ def process(
             # (written in the same transactions) fetches again. Consistency is unaffected.
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")
-        return _process(frontier, run, page, fetched, render_shells=render_shells)
+        _together.open = True
+        try:
+            yield
+        finally:
+            _together.open = False
+
+
+_together = threading.local()
+
+
+def storing_together() -> bool:
+    """Tell whether this thread is inside `stored_together` (its pages not committed yet)."""
+    return getattr(_together, "open", False)
 
 
 def _process(
-    frontier: Frontier, run: CrawlRun | None, page: Page, result: FetchResult, *, render_shells: str
+    frontier: Frontier,
+    run: CrawlRun | None,
+    page: Page,
+    result: FetchResult,
+    *,
+    render_shells: str,
+    ahead: Ahead | None,
 ) -> Outcome:
     """Store one result according to what came back.
 
@@ -126,7 +191,9 @@ def _process(
         return Outcome(
             _observation(page, result, error=LEFT_THE_CRAWL), {"fetched": 1, "errors": 1}
         )
-    return _answered(frontier, run, target, result, render_shells=render_shells, now=now)
+    return _answered(
+        frontier, run, target, result, render_shells=render_shells, ahead=ahead, now=now
+    )
 
 
 def _failed(page: Page, result: FetchResult, error: FetchError, *, now: datetime) -> Outcome:
@@ -142,6 +209,7 @@ def _answered(
     result: FetchResult,
     *,
     render_shells: str,
+    ahead: Ahead | None,
     now: datetime,
 ) -> Outcome:
     """Store an answer: a visit when the page is unchanged, else a new version."""
@@ -157,7 +225,7 @@ def _answered(
         return Outcome(observation, counts | {"unchanged": 1})
     new = latest is None
     declared = _learn_from_head(frontier, page, result)
-    extracted = extract(result, frontier.canonical)
+    extracted = extract(result, frontier.canonical, ahead)
     ids = _admit_links(frontier, page, extracted, now=now)
     counts |= _judge_shape(frontier, page, extracted, declared)
     version = storage.record_version(

@@ -12,7 +12,7 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -161,7 +161,8 @@ def record_version(
     if extracted.kind and is_result_page(page.site_id, page.url):
         # A site-search result page is a hub whatever text its results show: never a clip.
         extracted = replace(extracted, kind=Page.Kind.HUB, has_information=False)
-    with transaction.atomic():
+    # Inside the caller's transaction no savepoint is needed: a failure aborts it whole.
+    with transaction.atomic(savepoint=False):
         version = PageVersion(
             page=page,
             run=run,
@@ -266,16 +267,40 @@ def _replace_links(
             continue
         seen.add(key)
         rows.append(
-            Link(
-                from_page=page,
-                target_url=link.url,
-                target_page_id=frontier_ids.get(link.url),
-                anchor=link.anchor[:500],
-                area_path=link.area_path[:500],
-                area_kind=link.area_kind[:12],
+            (
+                page.id,
+                link.url,
+                frontier_ids.get(link.url),
+                link.anchor[:500],
+                link.area_path[:500],
+                link.area_kind[:12],
             )
         )
-    Link.objects.bulk_create(rows, batch_size=500)
+    _insert_links(rows)
+
+
+_LINK_COLUMNS = ("from_page_id", "target_url", "target_page_id", "anchor", "area_path", "area_kind")
+_LINK_ROWS_PER_INSERT = 100  # 600 parameters: below every backend's limit
+
+
+def _insert_links(rows: list[tuple[object, ...]]) -> None:
+    """Insert Link rows (values in `_LINK_COLUMNS` order) with one INSERT per hundred.
+
+    Every stored page writes its links: plain rows, not a model instance and its field
+    conversions per link, keep that cheap (the values are plain text and ids).
+    """
+    quote = connection.ops.quote_name
+    # Our own table and column names; the values are parameters.
+    table = quote(Link._meta.db_table)
+    columns = ", ".join(quote(column) for column in _LINK_COLUMNS)
+    head = f"INSERT INTO {table} ({columns}) VALUES "  # noqa: S608
+    row = "(" + ", ".join(["%s"] * len(_LINK_COLUMNS)) + ")"
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), _LINK_ROWS_PER_INSERT):
+            chunk = rows[start : start + _LINK_ROWS_PER_INSERT]
+            cursor.execute(
+                head + ", ".join([row] * len(chunk)), [value for row in chunk for value in row]
+            )
 
 
 def _prune_bodies(page: Page) -> None:

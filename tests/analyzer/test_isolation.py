@@ -137,3 +137,38 @@ def test_a_crawl_worker_records_a_page_over_the_cap_and_analyses_the_pages_after
         story = versions[server.url(path)]
         assert story.kind == "information" and story.has_information
         assert "error" not in story.analysis
+
+
+def test_a_pool_analyses_a_second_page_in_a_second_process_while_the_first_is_busy():
+    import threading
+
+    from analyzer.isolation import Pool
+
+    pool = Pool(1024 * MIB, 30, size=2)
+    try:
+        busy = threading.Thread(target=pool.analyze, args=(HEAVY, "https://x.example/heavy"))
+        busy.start()
+        deadline = time.monotonic() + 10
+        while not (pool._started == 1 and not pool._idle):
+            assert time.monotonic() < deadline
+            time.sleep(0.001)
+        analysis = pool.analyze(ARTICLE, "https://x.example/story")
+        busy.join(30)
+
+        assert analysis == analyze(ARTICLE, "https://x.example/story")
+        assert pool._started == 2
+        assert len({each._child.pid for each in pool._idle}) == 2
+    finally:
+        pool.close()
+
+
+def test_a_pool_used_one_page_at_a_time_keeps_one_process():
+    from analyzer.isolation import Pool
+
+    pool = Pool(512 * MIB, 10, size=4)
+    try:
+        for _ in range(3):
+            pool.analyze(ARTICLE)
+        assert pool._started == 1
+    finally:
+        pool.close()

@@ -349,3 +349,33 @@ def test_each_run_searches_the_site_forms_with_the_users_keywords(server, settin
     stored = set(Page.objects.filter(versions__isnull=False).values_list("url", flat=True))
     assert {server.url("/hidden/1"), server.url("/hidden/2")} <= stored
     assert run.new >= 3
+
+
+def test_new_pages_are_analysed_as_they_arrive_off_the_thread_that_stores_them(server, monkeypatch):
+    """A run analyses each new page on arrival, beside the other fetches in flight, and the
+    thread storing pages only takes the result; a revisited page is analysed there."""
+    import threading
+
+    from crawler.extract import page as extract_module
+
+    threads: list[str] = []
+    analyze_page = extract_module.analyze_page
+
+    def recorded(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return analyze_page(*args, **kwargs)
+
+    monkeypatch.setattr(extract_module, "analyze_page", recorded)
+    paths = news_site(server, articles=4)
+    site = make_site(server)
+    crawl(site)
+
+    stored = PageVersion.objects.filter(page__site=site, page__content_type="text/html")
+    assert len(threads) == stored.count() == len(paths) + 3  # with the home and 2 sections
+    assert threading.main_thread().name not in threads
+
+    threads.clear()
+    server.html("/", hub("Front page, updated", [(p, p) for p in paths]))
+    Page.objects.filter(site=site).update(next_visit_at=timezone.now())
+    crawl(site)
+    assert threads == [threading.main_thread().name]  # the changed front page, when stored

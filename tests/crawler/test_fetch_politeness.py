@@ -174,3 +174,39 @@ def test_requests_to_one_host_never_overlap_and_the_global_cap_holds():
     assert all(r.error is None for r in results)
     assert max(max_per_host.values()) == 1
     assert active["max_all"] == 2
+
+
+def test_a_hosts_strikes_are_cleared_after_a_normal_answer_and_only_when_it_has_some(site):
+    """A 429 counts a strike; the next normal answer clears it in the store, so the backoff
+    starts from the base again; answers with no strike to clear cost the store no call."""
+    from crawler.fetch.slots import MemorySlots
+
+    class Counting(MemorySlots):
+        def __init__(self) -> None:
+            super().__init__()
+            self.clears = 0
+
+        async def clear(self, key: str) -> None:
+            self.clears += 1
+            await super().clear(key)
+
+    site.route("/busy", sequence([(429, {}), (200, {})]))
+    slots = Counting()
+    clock = FakeClock()
+    rules = SiteRules(crawl_delay=0, allow_private_network=True)
+
+    async def run():
+        policy = FetchPolicy(retries=0, backoff_base=5.0)
+        async with Fetcher(policy, clock=clock, slots=slots) as fetcher:
+            first = [await fetcher.fetch(site.url(f"/p{n}"), rules) for n in range(3)]
+            busy = await fetcher.fetch(site.url("/busy"), rules)
+            strikes = (await slots.times("127.0.0.1:" + str(site.port))).strikes
+            after = await fetcher.fetch(site.url("/busy"), rules)
+            return first, busy, strikes, after
+
+    first, busy, strikes, after = asyncio.run(run())
+
+    assert all(result.status == 200 for result in first) and busy.status == 429
+    assert strikes == 1 and after.status == 200
+    assert slots.clears == 1
+    assert asyncio.run(slots.times("127.0.0.1:" + str(site.port))).strikes == 0

@@ -127,3 +127,78 @@ def test_seeding_stores_the_root_the_extra_seeds_and_the_sitemap(site):
     Frontier(site).seed()
     roles = dict(Page.objects.filter(site=site).values_list("url", "role"))
     assert roles == {ROOT: "seed", ROOT + "news/": "seed", ROOT + "sitemap.xml": "sitemap"}
+
+
+def _naive_new_order(frontier: Frontier) -> list[str]:
+    """The breadth-first order of never-fetched pages as one query gives it."""
+    from crawler.run.frontier import _ROLE_ORDER
+
+    rows = (
+        Page.objects.filter(site=frontier.site, last_fetched_at__isnull=True)
+        .annotate(band=_ROLE_ORDER)
+        .order_by("depth", "band", "id")
+        .values_list("url", flat=True)
+    )
+    return [url for url in rows if url not in frontier.taken]
+
+
+def test_new_urls_read_a_window_at_a_time_keep_the_order_of_one_query(site, monkeypatch):
+    """Pages added between batches (deeper, shallower, announced as feeds or moved up) come
+    out where a fresh query would put them, though the queue is read once per window."""
+    import random
+
+    from crawler.run import frontier as frontier_module
+
+    monkeypatch.setattr(frontier_module._NewQueue, "WINDOW", 5)
+    site.max_depth = 20
+    site.save()
+    frontier = Frontier(site)
+    rng = random.Random(7)
+    made = 0
+    for round_ in range(40):
+        fresh = [f"{ROOT}p{made + k}" for k in range(rng.randint(0, 4))]
+        made += len(fresh)
+        role = Page.Role.FEED if round_ % 9 == 4 else Page.Role.PAGE
+        frontier.add(fresh, depth=rng.randint(1, 4), role=role)
+        if round_ % 7 == 3 and made:  # an old URL found again by a shorter path
+            frontier.add([f"{ROOT}p{rng.randrange(made)}"], depth=1)
+        expected = _naive_new_order(frontier)[:3]
+        offered = frontier.new_urls(3)
+        assert offered == expected, round_
+        frontier.take(offered[: rng.randint(0, len(offered))])
+    assert frontier.new_urls(1000) == _naive_new_order(frontier)
+
+
+def test_new_urls_cost_one_query_per_window_not_per_batch(site, django_assert_max_num_queries):
+    frontier = Frontier(site)
+    frontier.add([f"{ROOT}n{k}" for k in range(100)], depth=1)
+    with django_assert_max_num_queries(1):
+        for _ in range(25):
+            frontier.take(frontier.new_urls(4))
+    assert not frontier.new_urls(4)
+
+
+def test_an_empty_hub_band_is_asked_again_only_after_a_second(site, django_assert_num_queries):
+    frontier = Frontier(site)
+    now = timezone.now()
+    assert frontier.hubs_to_revisit(4, now) == []
+    with django_assert_num_queries(0):
+        assert frontier.hubs_to_revisit(4, now + timedelta(milliseconds=500)) == []
+    Page.objects.create(
+        site=site,
+        url=ROOT + "hub",
+        depth=1,
+        kind=Page.Kind.HUB,
+        last_fetched_at=now - timedelta(hours=1),
+        next_visit_at=now,
+    )
+    assert frontier.hubs_to_revisit(4, now + timedelta(seconds=2)) == [ROOT + "hub"]
+
+
+def test_canonical_forms_are_remembered_until_an_alias_is_learnt(site):
+    frontier = Frontier(site)
+    assert frontier.canonical("HTTP://www.Example.com/a?utm_source=x") == (
+        "http://www.example.com/a"
+    )
+    assert frontier.learn_alias("http://www.example.com", ROOT.rstrip("/"))
+    assert frontier.canonical("HTTP://www.Example.com/a?utm_source=x") == ROOT + "a"

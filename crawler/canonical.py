@@ -242,6 +242,7 @@ def url_shape(url: str) -> str:
     return "/".join(segments) + (f"?{query}" if query else "")
 
 
+@lru_cache(maxsize=1 << 16)  # a page's own key is asked once per link it holds
 def pager_key(url: str) -> tuple[str, int]:
     """Return (the URL without its page number, the page number; 1 when it has none).
 

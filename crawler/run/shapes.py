@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from crawler.canonical import pager_key, url_shape
 
@@ -44,7 +44,7 @@ class ShapeRecord:
     empty: int = 0
     copies: int = 0
     originals: int = 0
-    last_words: frozenset[str] = field(default_factory=frozenset)
+    last_text: str | None = None  # the last page's visible text, its words read when needed
     trap: bool = False
     copy: bool = False
 
@@ -105,14 +105,14 @@ class ShapeWatch:
                 self.seen.add(link)
                 if url_shape(link) != shape:
                     fresh_elsewhere += 1
-        words = frozenset(_WORD.findall(text.lower())) if text else frozenset()
-        same = bool(words) and _similar(words, record.last_words)
         # Generated: nothing new but more of its own shape, and the text of its sibling
         # with a date changed. A list whose items are all known already shows other
-        # titles than its siblings: exhausted, not a trap.
-        if not informative and fresh_elsewhere <= 1 and (not words or same):
-            record.empty += 1
-        record.last_words = words
+        # titles than its siblings: exhausted, not a trap. (Words are read only here.)
+        if not informative and fresh_elsewhere <= 1:
+            words = _words(text)
+            if not words or _similar(words, _words(record.last_text)):
+                record.empty += 1
+        record.last_text = text
         traps = duplicates = 0
         if record.trap:
             traps = 1
@@ -140,6 +140,10 @@ class ShapeWatch:
             "trap_shapes": sorted(s for s, r in self.shapes.items() if r.trap),
             "copy_shapes": sorted(s for s, r in self.shapes.items() if r.copy),
         }
+
+
+def _words(text: str | None) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.lower())) if text else frozenset()
 
 
 def _similar(a: frozenset[str], b: frozenset[str]) -> bool:

@@ -17,10 +17,20 @@ _SURROGATE = regex.compile(r"[\ud800-\udfff]")
 
 def _stemmer(code: str) -> Stemmer.Stemmer:
     """Return this thread's stemmer for a supported language code."""
-    stemmers: dict[str, Stemmer.Stemmer] = _local.__dict__.setdefault("stemmers", {})
-    if code not in stemmers:
-        stemmers[code] = Stemmer.Stemmer(SUPPORTED_LANGUAGES[code])
-    return stemmers[code]
+    try:
+        stemmers: dict[str, Stemmer.Stemmer] = _local.stemmers
+    except AttributeError:
+        stemmers = _local.stemmers = {}
+    stemmer = stemmers.get(code)
+    if stemmer is None:
+        stemmer = stemmers[code] = Stemmer.Stemmer(SUPPORTED_LANGUAGES[code])
+    return stemmer
+
+
+@lru_cache(maxsize=64)
+def _code(language: str) -> str | None:
+    """Return language_code(language), once per language: stems is called word by word."""
+    return language_code(language)
 
 
 @lru_cache(maxsize=65536)
@@ -39,11 +49,11 @@ def stem(word: str, language: str = "en") -> str:
 def stems(tokens: list[str], language: str = "en") -> list[str]:
     """Return the stems of many tokens in one call."""
     lowered = [token.lower() for token in tokens]
-    code = language_code(language)
+    code = _code(language)
     if code is None:
         return lowered
     try:
-        return [str(word) for word in _stemmer(code).stemWords(lowered)]
+        return list(map(str, _stemmer(code).stemWords(lowered)))
     except UnicodeEncodeError:
         return [str(word) for word in _stemmer(code).stemWords(map(_encodable, lowered))]
 

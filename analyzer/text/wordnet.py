@@ -21,12 +21,13 @@ attempts), and never broader than the term (a hypernym of the sense).
 from __future__ import annotations
 
 import math
+import mmap
 import threading
 import warnings
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import regex
 
@@ -197,7 +198,34 @@ def context_stems(texts: Iterable[str]) -> frozenset[str]:
     """Return the English stems of the content words of some texts, for choose_senses."""
     common = stopwords("en")
     words = [word for text in texts for word in tokenize(text) if word not in common]
-    return frozenset(stems(words, "en"))
+    return frozenset(_english_stems(words))
+
+
+# {word: its English stem}: glosses, lemmas and the terms of keyword lists share most of
+# their words, so each is stemmed once. Bounded: cleared when it grows too large.
+_STEMS: dict[str, str] = {}
+_STEMS_SIZE = 1 << 18
+
+
+def _english_stems(words: list[str]) -> list[str]:
+    """Return stems(words, "en"), each word stemmed once per process."""
+    known = _STEMS
+    try:
+        return list(map(known.__getitem__, words))
+    except KeyError:
+        pass
+    found: dict[str, str] = {}  # this call's own: no other thread clears it
+    for word in words:
+        stem = known.get(word)
+        if stem is not None:
+            found[word] = stem
+    missing = list({word: None for word in words if word not in found})
+    stemmed = dict(zip(missing, stems(missing, "en"), strict=True))
+    found.update(stemmed)
+    if len(known) + len(stemmed) > _STEMS_SIZE:
+        known.clear()
+    known.update(stemmed)
+    return list(map(found.__getitem__, words))
 
 
 def in_wordnet(phrase: str) -> bool:
@@ -316,7 +344,22 @@ def _base_forms(form: str, root: Path) -> tuple[tuple[str, str], ...]:
     of _POS_LIST, in its order: NLTK's morphy for each, cached (a term, its synonyms' lemmas
     and the words of phrases ask for the same forms again)."""
     reader = _reader(root)
-    return tuple((pos, base) for pos in _POS_LIST for base in _morphy_of(reader, form, pos))
+    index = reader._lemma_pos_offset_map
+    found: list[tuple[str, str]] = []
+    for pos in _POS_LIST:  # _morphy_of in each, in one loop: every term asks for them
+        exceptions = reader._exception_map[pos]
+        if form in exceptions:
+            forms = [form, *exceptions[form]]
+        else:
+            rules = reader.MORPHOLOGICAL_SUBSTITUTIONS[pos]
+            forms = [form, *[form[: -len(old)] + new for old, new in rules if form.endswith(old)]]
+        bases: dict[str, None] = {}
+        for candidate in forms:
+            entry = index.get(candidate)  # get: the index is a defaultdict
+            if entry is not None and pos in entry:
+                bases[candidate] = None
+        found.extend([(pos, base) for base in bases])
+    return tuple(found)
 
 
 def _morphy(form: str, pos: str, root: Path) -> tuple[str, ...]:
@@ -345,18 +388,24 @@ def _morphy_of(reader: WordNetCorpusReader, form: str, pos: str) -> tuple[str, .
 
 
 @lru_cache(maxsize=4)
-def _phrase_heads(root: Path) -> frozenset[str]:
-    """Return the first words of WordNet's multi-word lemmas ("climate" of climate_change)."""
+def _phrase_starts(root: Path) -> frozenset[str]:
+    """Return WordNet's multi-word lemmas up to their last word ("climate_" of
+    climate_change, "head_of_" of head_of_state)."""
     reader = _reader(root)
     with _lock:
-        return frozenset(name.split("_", 1)[0] for name in list(reader._lemma_pos_offset_map))
+        names = list(reader._lemma_pos_offset_map)
+    return frozenset(name[: name.rfind("_") + 1] for name in names if "_" in name)
 
 
 def _may_be_phrase(key: str, root: Path) -> bool:
-    """Return False if no base form of a multi-word key can be a lemma: morphy changes only
-    a key's ending (or looks it up in the exception lists), so a lemma it finds starts with
-    the key's first word."""
-    if key.split("_", 1)[0] in _phrase_heads(root):
+    """Return False if no base form of a multi-word key can be a lemma.
+
+    Morphy replaces an ending of the key's last word (its rules hold no "_"), or looks the
+    key up in the exception lists: a lemma it finds otherwise starts with the key up to
+    its last word. Most phrases of keyword lists ("rail strike") are settled here, without
+    morphy's lookups in every part of speech.
+    """
+    if key[: key.rfind("_") + 1] in _phrase_starts(root):
         return True
     exceptions = _reader(root)._exception_map
     return any(key in exceptions[pos] for pos in _POS_LIST)
@@ -385,7 +434,7 @@ def _sense_synonyms(sense_id: str, term: str, root: Path) -> tuple[str, ...]:
 @lru_cache(maxsize=1 << 18)
 def _sense_signature(sense_id: str, term: str, root: Path) -> frozenset[str]:
     with _lock:
-        return _synset_signature(sense_id, root) - frozenset(stems(term.split(), "en"))
+        return _synset_signature(sense_id, root) - frozenset(_english_stems(term.split()))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -571,13 +620,15 @@ class _Data:
 
     NLTK's reader parses a line with regular expressions and builds what synonyms never
     use (examples, verb frames, pointers between lemmas); the index, the exception lists and
-    morphy stay NLTK's. Callers hold _lock: the files are shared.
+    morphy stay NLTK's. The data files are mapped into memory (read-only, shared with every
+    process through the page cache): a line is a slice, without a seek and a buffered read
+    each. Callers hold _lock.
     """
 
     def __init__(self, root: Path) -> None:
         self.folder = wordnet_dir(root)
         self.index = _reader(root)._lemma_pos_offset_map
-        self.files: dict[str, BinaryIO] = {}
+        self.files: dict[str, mmap.mmap | bytes] = {}
         self.read: dict[str, dict[int, Synset]] = {pos: {} for pos in _DATA_FILES}
 
     def synset_at(self, pos: str, offset: int) -> Synset:
@@ -589,9 +640,9 @@ class _Data:
         if synset is None:
             data = self.files.get(pos)
             if data is None:
-                data = self.files[pos] = (self.folder / _DATA_FILES[pos]).open("rb")
-            data.seek(offset)
-            line = data.readline().decode("utf-8")
+                data = self.files[pos] = _mapped(self.folder / _DATA_FILES[pos])
+            end = data.find(b"\n", offset)
+            line = data[offset : len(data) if end < 0 else end + 1].decode("utf-8")
             if line[:8] != f"{offset:08d}":
                 raise LookupError(f"No WordNet synset at offset {offset} ({pos})")
             synset = read[offset] = Synset(self, line)
@@ -601,6 +652,16 @@ class _Data:
         """Return a synset by its name ("car.n.01")."""
         lemma, pos, number = name.lower().rsplit(".", 2)
         return self.synset_at(pos, self.index[lemma][pos][int(number) - 1])
+
+
+def _mapped(path: Path) -> mmap.mmap | bytes:
+    """Return a data file mapped read-only into memory (its bytes if it cannot be mapped:
+    an empty file cannot)."""
+    with path.open("rb") as file:
+        try:
+            return mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        except (ValueError, OSError):
+            return file.read()
 
 
 def _data(root: Path) -> _Data:
@@ -649,7 +710,7 @@ def _clipped(own: Lemma, synset: Synset) -> bool:
 def _synonyms_of(data: _Data, synset: Synset, term: str, root: Path) -> tuple[str, ...]:
     """Return the lemmas of a sense that are synonyms of the term in that sense."""
     term_words = set(term.split())
-    term_stems = tuple(stems(term.split(), "en"))
+    term_stems = tuple(_english_stems(term.split()))
     # The senses the term itself is used in: a synonym's use one link from them still
     # means what the term means ("cost" as an outlay is next to "price" as an amount).
     used = [
@@ -666,7 +727,7 @@ def _synonyms_of(data: _Data, synset: Synset, term: str, root: Path) -> tuple[st
         words = tokenize(name)
         if not words or any(char.isupper() for char in name):
             continue  # a proper name, or an abbreviation written in capitals
-        if set(words) <= term_words or tuple(stems(words, "en")) == term_stems:
+        if set(words) <= term_words or tuple(_english_stems(words)) == term_stems:
             continue  # the term itself, one of its forms, or a word taken out of it
         if all(word in common for word in words):
             continue  # symbols made of stop words ("in" for Indiana)
@@ -945,8 +1006,8 @@ def _irregular_forms(word: str, root: Path) -> tuple[str, ...]:
             if " " in form:
                 continue
             if own is None:
-                own = stems([word], "en")[0]
-            if stems([form], "en")[0] != own:
+                own = _english_stems([word])[0]
+            if _english_stems([form])[0] != own:
                 found[form] = None
     if word.endswith("man") and len(word) > 3:
         found[word[:-3] + "men"] = None  # "gunmen": a rule of morphy's, not an exception

@@ -13,14 +13,20 @@ from __future__ import annotations
 import hashlib
 import itertools
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from analyzer.text import language_code, stems, stopwords, tokenize
-from analyzer.text.wordnet import irregular_forms, variants, word_forms
-from clipping.matching.synonyms import WHOLE, Choices, Effective, effective_synonyms
+from analyzer.text.wordnet import has_thesaurus, irregular_forms, variants, word_forms
+from clipping.matching.synonyms import (
+    WHOLE,
+    Choices,
+    Effective,
+    alone_synonyms,
+    effective_synonyms,
+)
 from clipping.terms import (
     MAX_TERMS,
     NOTHING_TO_LOOK_FOR,
@@ -120,6 +126,7 @@ def compile_text(
     buckets: Buckets = ([], [], [], [])
     frozen = _frozen(choices)
     resolved: Sequence[str] | None
+    known: list[CompiledLine | None] | None = None
     if needs_resolution(language, use_synonyms):
         resolved = _resolutions.get((text, language, bool(use_synonyms), frozen))
     else:  # its line keys are its lines
@@ -127,17 +134,25 @@ def compile_text(
     if resolved is not None and len(resolved) <= MAX_TERMS:
         known = [lines.get(key) for key in resolved]
         if None not in known:  # every line compiled or shared already: no parsing, no WordNet
+            positives = [value for bucket, value in known if not bucket]  # type: ignore[misc]
+            if positives and len(positives) == len(known):  # most lists: terms only
+                terms = cast(list[CompiledTerm], positives)
+                return CompiledList(list_id, tuple(terms), (), (), (), match_all)
             for bucket, value in known:  # type: ignore[misc]
                 buckets[bucket].append(value)
             if buckets[0]:  # else parsed below, to be refused as compile_text refuses it
                 return _compiled(list_id, buckets, match_all)
             buckets = ([], [], [], [])
     keyed = _keyed(text, language, use_synonyms, frozen)
-    for key, term, effective in keyed:
-        known = lines.get(key)
-        if known is None:
-            known = _cached_line(lines, key, term, language, effective)
-        buckets[known[0]].append(known[1])
+    looked: Sequence[str | None] = [None] * len(keyed)
+    if resolved is not None and known is not None and len(known) == len(keyed):
+        looked = resolved  # lines looked up above under the same key: not looked up again
+    else:
+        known = [None] * len(keyed)
+    for (key, term, effective), at, line in zip(keyed, looked, known, strict=True):
+        if line is None or (at is not key and at != key):
+            line = _cached_line(lines, key, term, language, effective)
+        buckets[line[0]].append(line[1])
     if len(keyed) > MAX_TERMS:
         raise TermSyntaxError(f"A list holds at most {MAX_TERMS} terms; this one has {len(keyed)}.")
     if not buckets[0]:
@@ -150,8 +165,37 @@ def keyed_lines(
 ) -> list[tuple[str, Term, Effective]]:
     """Return (line cache key, term, its synonyms) for every line of a list's stored text.
 
-    Raises TermSyntaxError, naming the line, for a line the list form would have refused.
+    Most lines are keyed alone (see alone_synonyms): by a lookup once keyed in any list. A
+    list is resolved as a whole only when some line's synonyms depend on its other lines
+    or on the person's switches. Raises TermSyntaxError, naming the line, for a line the
+    list form would have refused.
     """
+    if choices:
+        return _keyed_in_context(text, language, use_synonyms, choices)
+    alone = _alone[bool(use_synonyms) and has_thesaurus(language)]
+    lines = [line for line in map(str.strip, text.splitlines()) if line]
+    known: list[KeyedLine | None] = list(map(alone.get, lines))
+    if None not in known:
+        return known  # type: ignore[return-value]
+    for at, entry in enumerate(known):
+        if entry is None:
+            try:
+                term = _parsed(lines[at])
+            except TermSyntaxError:
+                return _keyed_in_context(text, language, use_synonyms, None)  # names the line
+            effective = alone_synonyms(term, language, use_synonyms)
+            if effective is None:
+                return _keyed_in_context(text, language, use_synonyms, None)
+            if len(alone) >= LINE_CACHE_SIZE:
+                alone.clear()  # only time is lost
+            known[at] = alone[term.raw] = (_resolved_key(term.raw, effective), term, effective)
+    return known  # type: ignore[return-value]
+
+
+def _keyed_in_context(
+    text: str, language: str, use_synonyms: bool, choices: Choices | None
+) -> list[KeyedLine]:
+    """Return keyed_lines, every term's synonyms resolved among the list's other terms."""
     terms = []
     for number, line in enumerate(text.splitlines(), 1):
         line = line.strip()
@@ -165,6 +209,13 @@ def keyed_lines(
         (_resolved_key(term.raw, effective), term, effective)
         for term, effective in zip(terms, resolved, strict=True)
     ]
+
+
+KeyedLine = tuple[str, Term, Effective]
+# {synonyms wanted: {stripped line: its keyed_lines entry}} for lines whose synonyms no
+# other line of a list changes (most lines; all when synonyms are off), filled as lists are
+# keyed: most lists are then keyed by a lookup per line, with no parsing and no WordNet.
+_alone: dict[bool, dict[str, KeyedLine]] = {False: {}, True: {}}
 
 
 # {(line, id of its synonyms): (those synonyms, the line's key)}: the synonyms of a line
@@ -220,7 +271,7 @@ def needs_resolution(language: str, use_synonyms: bool) -> bool:
 
 def shared_resolution(keys: tuple[str, ...]) -> tuple[str | None, ...]:
     """Return a list's line keys as shared: None for a line that is its own key (most)."""
-    return tuple(key if RESOLVED in key else None for key in keys)
+    return tuple([key if RESOLVED in key else None for key in keys])
 
 
 def seed_resolution(found: Resolution, shared: Iterable[str | None]) -> None:
@@ -414,21 +465,36 @@ def compile_term(term: Term, language: str, effective: Effective = ()) -> Compil
     effective: the synonyms it matches (clipping.matching.synonyms). The term's own key
     comes first; a synonym key whose stems are the term's adds nothing and is left out.
     """
+    raw = sys.intern(term.raw)
     if term.phrase:
-        return CompiledTerm(sys.intern(term.raw), ((EXACT, _stem_key(term.words, EXACT)),))
+        return _new_term(CompiledTerm, (raw, ((EXACT, _stem_key(term.words, EXACT)),), ()))
     space = stem_space(language)
     own = (space, _stem_key(term.words, space))
     found = {own: ""}
-    keys = synonym_keys(term.words, effective)
+    if effective:
+        stem_key = _key_stems(space)
+        for key, note in synonym_keys(term.words, effective):
+            exact = (EXACT, sys.intern(key))
+            if exact not in found and stem_key(key) != own[1]:
+                found[exact] = sys.intern(note)
     if space == "en":
-        keys += irregular_keys(term.words)
-    for key, note in keys:
-        exact = (EXACT, sys.intern(key))
-        if exact not in found and _stem_key(tuple(key.split(SEPARATOR)), space) != own[1]:
-            found[exact] = sys.intern(note)
+        for exact in _irregular_exact(term.words, own[1]):
+            if exact not in found:
+                found[exact] = ""
     if len(found) == 1:
-        return CompiledTerm(sys.intern(term.raw), (own,))
-    return CompiledTerm(sys.intern(term.raw), tuple(found), tuple(found.values()))
+        return _new_term(CompiledTerm, (raw, (own,), ()))
+    return _new_term(CompiledTerm, (raw, tuple(found), tuple(found.values())))
+
+
+@lru_cache(maxsize=1 << 17)
+def _irregular_exact(words: tuple[str, ...], own: str) -> tuple[Key, ...]:
+    """Return the exact keys of irregular_keys(words) whose stems are not own (the words'
+    stem key), once per term's words: a line compiles once per resolution of its synonyms
+    and once per synonym setting, its irregular forms are the same each time."""
+    stem_key = _key_stems("en")
+    return tuple(
+        [(EXACT, sys.intern(key)) for key, _ in _irregular_keys(words) if stem_key(key) != own]
+    )
 
 
 def synonym_keys(words: Sequence[str], effective: Effective) -> list[tuple[str, str]]:
@@ -444,7 +510,7 @@ def synonym_keys(words: Sequence[str], effective: Effective) -> list[tuple[str, 
     by_position: dict[int, list[tuple[str, str]]] = {}
     for position, name, pos, sense in effective:
         note = f"{whole if position == WHOLE else words[position]}>{name}>{sense}"
-        forms = [(SEPARATOR.join(tokenize(form)), note) for form in word_forms(name, pos)]
+        forms = [(form, note) for form in _exact_forms(name, pos)]
         if position == WHOLE:
             keys.extend(forms)
         else:
@@ -457,6 +523,13 @@ def synonym_keys(words: Sequence[str], effective: Effective) -> list[tuple[str, 
         ]
         keys.extend(_combinations(choices, by_position, MAX_KEYS_PER_TERM - len(keys)))
     return keys
+
+
+@lru_cache(maxsize=1 << 17)
+def _exact_forms(name: str, pos: str) -> tuple[str, ...]:
+    """Return a synonym's word forms as exact keys (tokens joined), once per synonym: the
+    same synonyms recur in the keys of many terms."""
+    return tuple([SEPARATOR.join(tokenize(form)) for form in word_forms(name, pos)])
 
 
 def irregular_keys(words: Sequence[str]) -> list[tuple[str, str]]:
@@ -506,10 +579,31 @@ def _stem_key(words: tuple[str, ...], space: str) -> str:
     known = _word_stems.get(space)
     if known is None or len(known) >= LINE_CACHE_SIZE:
         known = _word_stems[space] = {}
-    missing = [word for word in words if word not in known]
-    if missing:
+    try:
+        return sys.intern(SEPARATOR.join(map(known.__getitem__, words)))
+    except KeyError:  # a word not stemmed yet
+        missing = [word for word in words if word not in known]
         known.update(zip(missing, stems(missing, space), strict=True))
-    return sys.intern(SEPARATOR.join([known[word] for word in words]))
+        return sys.intern(SEPARATOR.join([known[word] for word in words]))
 
 
 _word_stems: dict[str, dict[str, str]] = {}  # {space: {word: its stem}}
+
+
+def _key_stems(space: str) -> Callable[[str], str]:
+    """Return a function giving the stem key of an exact key (words joined by SEPARATOR) in
+    a space, each key worked out once: a synonym's forms recur in the keys of many terms."""
+    known = _exact_stems.get(space)
+    if known is None or len(known) >= LINE_CACHE_SIZE:
+        known = _exact_stems[space] = {}
+
+    def stem_key(key: str) -> str:
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _stem_key(tuple(key.split(SEPARATOR)), space)
+        return found
+
+    return stem_key
+
+
+_exact_stems: dict[str, dict[str, str]] = {}  # {space: {exact key: its stem key}}

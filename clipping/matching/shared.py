@@ -115,11 +115,11 @@ def fetch(texts: Iterable[Text], cache: Cache) -> Unshared:
 
 def share(unshared: Unshared, cache: Cache, timeout: int | None) -> None:
     """Put the lines and resolutions this process compiled into the cache."""
-    ready: dict[str, object] = {
-        key: shareable(local[line])
-        for key, (local, line) in unshared.lines.items()
-        if line in local
-    }
+    ready: dict[str, object] = {}
+    for key, (local, line) in unshared.lines.items():
+        compiled = local.get(line)
+        if compiled is not None:
+            ready[key] = shareable(compiled)
     for key, found in unshared.resolutions.items():
         try:
             ready[key] = shared_resolution(resolved_keys(found))

@@ -152,6 +152,23 @@ def effective_synonyms(
     return found
 
 
+def alone_synonyms(term: Term, language: str, use_synonyms: bool) -> Effective | None:
+    """Return the synonyms a term matches in every list that does not switch them, or None
+    if they depend on the list's other terms (see effective_synonyms)."""
+    if not use_synonyms or not has_thesaurus(language):
+        return ()
+    raw = term.raw
+    described = (_facts.get(raw) or _line_facts(term))[1]
+    if described is None:
+        return ()
+    if described:
+        return None
+    plain = _plain.get(raw)
+    if plain is None:
+        plain = _plain[raw] = _effective(raw, term.words, described, _NONE)
+    return plain
+
+
 # {line: _line_facts of its Term}: a dict read by the line alone, the cheapest lookup for
 # the million lines of a worker's lists.
 LineFacts = tuple[frozenset[str], frozenset[str] | None]
@@ -187,12 +204,39 @@ def _effective(
 ) -> Effective:
     """Return the synonyms of an unquoted term to look for (keyed by strings and tuples, whose
     hashes Python keeps, not by the Term)."""
+    if not own:
+        return _chosen_synonyms(words, context)
     return tuple(
         (group.position, synonym.name, group.sense.pos, group.sense.id)
         for group in _groups(Term(raw, words), context, dict(own))
         for synonym in group.synonyms
         if synonym.on
     )
+
+
+def _chosen_synonyms(words: tuple[str, ...], context: frozenset[str]) -> Effective:
+    """Return what _effective flattens _groups into for a term without switches: the
+    synonyms of the chosen senses, without building groups and switch keys for them (most
+    lines of a worker's lists; _groups stays for the list page, which shows the switches)."""
+    found: list[tuple[int, str, str, str]] = []
+    for position, unit in _units(words):
+        senses = _senses_of(unit)
+        if not senses:
+            continue
+        unit_context = context - _stems_of((unit,))
+        chosen = {sense.id for sense in _chosen(unit, senses, unit_context, position != WHOLE)}
+        if not chosen:
+            continue
+        others = set(words) - {unit}
+        for sense in senses:
+            if sense.id in chosen:
+                pos, sense_id = sense.pos, sense.id
+                found.extend(
+                    (position, name, pos, sense_id)
+                    for name in sense.synonyms
+                    if position == WHOLE or not set(name.split()) & others
+                )
+    return tuple(found)
 
 
 @lru_cache(maxsize=1 << 18)
@@ -241,7 +285,16 @@ def _context(
 
 @lru_cache(maxsize=1 << 18)
 def _stems_of(texts: tuple[str, ...]) -> frozenset[str]:
-    return context_stems(texts)
+    """Return context_stems(texts), from each text's, worked out once: the terms of a
+    worker's lists are made of far fewer words than lines."""
+    if len(texts) == 1:
+        return _text_stems(texts[0])
+    return frozenset().union(*map(_text_stems, texts))
+
+
+@lru_cache(maxsize=1 << 18)
+def _text_stems(text: str) -> frozenset[str]:
+    return context_stems((text,))
 
 
 @lru_cache(maxsize=1 << 18)

@@ -9,6 +9,7 @@ import pytest
 
 from analyzer import nltkdata
 from analyzer.text import TextDataMissing, _nltk_wordnet, synonyms, wordnet
+from analyzer.text.stemming import stems
 from analyzer.text.wordnet import choose_senses, context_stems, in_wordnet, senses
 
 
@@ -199,3 +200,28 @@ def test_base_forms_agree_with_nltks_morphy(wordnet_root: Path) -> None:
     for word in words:
         for pos in "nvasr":
             assert wordnet._morphy(word, pos, wordnet_root) == tuple(reader._morphy(word, pos))
+
+
+def test_a_phrase_ruled_out_before_morphy_has_no_base_form_in_wordnet(wordnet_root: Path) -> None:
+    """_may_be_phrase says False only for keys whose base forms WordNet holds none of."""
+    reader = wordnet.wordnet_reader(wordnet_root)
+    lemmas = [name for name in sorted(reader._lemma_pos_offset_map) if "_" in name][::50]
+    keys = [*lemmas, *(name + "s" for name in lemmas), *(name + "es" for name in lemmas)]
+    keys += [name + "_zq" for name in lemmas]  # not lemmas: one more word
+    keys += ["rail_strike", "climate_changes", "heads_of_state", "attorneys_general"]
+    ruled_out = 0
+    for key in keys:
+        if not wordnet._may_be_phrase(key, wordnet_root):
+            ruled_out += 1
+            assert wordnet._synsets(key, wordnet_root) == [], key
+    assert wordnet._may_be_phrase("climate_changes", wordnet_root)
+    assert ruled_out > len(lemmas) // 2
+
+
+def test_stems_worked_out_once_are_snowballs(wordnet_root: Path) -> None:
+    words = ["cars", "running", "Governments", "ministries", "cars", "", "naïveté"]
+    assert wordnet._english_stems(words) == stems(words, "en")
+    assert wordnet._english_stems(words) == stems(words, "en")  # from the cache
+    assert context_stems(["The cars", "running late"]) == frozenset(
+        stems(["cars", "running", "late"], "en")
+    )

@@ -6,6 +6,8 @@ import pytest
 
 from analyzer.text.wordnet import choose_senses, context_stems, senses, synonyms, word_forms
 from clipping.matching import KeywordIndex, ListSpec, NaiveMatcher, compile_text
+from clipping.matching import compile as compiling
+from clipping.matching import synonyms as matching_synonyms
 from clipping.matching.synonyms import (
     NO_THESAURUS,
     SWITCHED_OFF,
@@ -202,3 +204,56 @@ def test_a_political_list_matches_government_ministers_not_pastors() -> None:
     assert shown(terms)["minister"] == ["government minister", "diplomatic minister"]
     assert found(terms, "The pastor and the rector prayed.") == []
     assert "diplomatic minister" in found(terms, "A diplomatic minister arrived.")
+
+
+TERMS_IN_LISTS = [
+    "car\ncars\nrailway\ncar park",
+    "chip\nsemiconductor\nchips",
+    "rail strike\nunion\nstrikes",
+    "minister\ngovernment\nelection\nprices",
+    '"car park"\n-cars\nNASA budget\nclimate change',
+    "doctor\nhospital\nnurse\ntrade deal",
+]
+
+
+@pytest.mark.parametrize("terms", TERMS_IN_LISTS)
+def test_synonyms_without_switches_are_the_groups_switched_on(terms) -> None:
+    """_effective's path for terms without switches gives what flattening the groups of
+    _groups gives (the list page's path)."""
+    parsed = parse_terms(terms)
+    words = [term.words for term in parsed if not term.exclude]
+    stemmed = [matching_synonyms._stems_of(item) for item in words]
+    for term in parsed:
+        if term.exclude or term.phrase:
+            continue
+        context = matching_synonyms._context(words, term.words, stemmed)
+        groups = matching_synonyms._groups(term, context, {})
+        flattened = tuple(
+            (group.position, synonym.name, group.sense.pos, group.sense.id)
+            for group in groups
+            for synonym in group.synonyms
+            if synonym.on
+        )
+        assert matching_synonyms._chosen_synonyms(term.words, context) == flattened
+
+
+@pytest.mark.parametrize("terms", TERMS_IN_LISTS)
+def test_lines_keyed_alone_are_keyed_as_in_their_list(terms) -> None:
+    """A line whose synonyms no other line changes is keyed once, alone; every list holding
+    it gets what resolving the whole list gives."""
+    for use_synonyms in (True, False):
+        resolved = compiling._keyed_in_context(terms, "en", use_synonyms, None)
+        assert compiling.keyed_lines(terms, "en", use_synonyms) == resolved
+        assert compiling.keyed_lines(terms, "en", use_synonyms) == resolved  # from the cache
+        for key, term, effective in resolved:
+            alone = compiling._alone[use_synonyms].get(term.raw)
+            assert alone is None or alone == (key, term, effective)
+
+
+def test_a_line_keyed_alone_still_takes_its_sense_from_a_list_that_changes_it() -> None:
+    [(alone, _, _)] = compiling.keyed_lines("chip", "en", True)
+    in_context = compiling.keyed_lines("chip\nsemiconductor", "en", True)
+    assert in_context[0][0] != alone
+    assert in_context == compiling._keyed_in_context("chip\nsemiconductor", "en", True, None)
+    switched = compiling.keyed_lines("car", "en", True, {"car": {"car|car.n.01": False}})
+    assert switched[0][2] == ()

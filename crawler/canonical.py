@@ -221,6 +221,7 @@ STRUCTURAL_SEGMENTS = PAGE_SEGMENTS | frozenset(
 )  # fmt: skip
 
 
+@lru_cache(maxsize=1 << 16)  # asked for every link of every page
 def url_shape(url: str) -> str:
     """Return the shape of a URL: its path with variable segments as "*", its query keys.
 

@@ -54,6 +54,7 @@ class Frontier:
         self.aliases: dict[str, str] = {}
         self.shapes = ShapeWatch()
         self._canonical: dict[str, str] = {}  # url as found -> canonical (see `canonical`)
+        self._judged: dict[str, tuple[str | None, str | None]] = {}  # see `refusal`
         # The first never-fetched pages in breadth-first order, read a window at a time
         # (see `new_urls`), and until when the hub band is known to be empty.
         self._new = _NewQueue()
@@ -90,16 +91,34 @@ class Frontier:
         return page_depth + 1
 
     def refusal(self, url: str, depth: int = 0) -> str | None:
-        """Return why `url` may not be crawled ("off-site", "excluded", "depth", ...), or None."""
+        """Return why `url` may not be crawled ("off-site", "excluded", "depth", ...), or None.
+
+        What the URL alone decides is remembered for the run: a page's links are judged
+        again each time a page links to them.
+        """
+        found = self._judged.get(url)
+        if found is None:
+            found = self._judged[url] = self._judge(url)
+            if len(self._judged) >= _CANONICAL_KEPT:
+                self._judged.clear()  # only time is lost
+        scope, trap = found
+        if scope is not None:
+            return scope
+        if depth > self.site.max_depth:
+            return "depth"
+        return trap or self.shapes.refusal(url)
+
+    def _judge(self, url: str) -> tuple[str | None, str | None]:
+        """Return what the URL alone says: (out of scope, why; trap-shaped, why)."""
         if urlsplit(url).scheme not in {"http", "https"}:
-            return "scheme"
+            return "scheme", None
         if not urltools.same_site(url, self.hosts):
-            return "off-site"
+            return "off-site", None
         if urltools.excluded(url, self.excludes):
-            return "excluded"
+            return "excluded", None
         if urltools.non_html(url):
-            return "not_html"
-        return urltools.is_trap(url, depth, self.site.max_depth) or self.shapes.refusal(url)
+            return "not_html", None
+        return None, urltools.is_trap(url, 0, max(self.site.max_depth, 0))
 
     def add(
         self,

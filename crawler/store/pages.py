@@ -280,27 +280,24 @@ def _replace_links(
 
 
 _LINK_COLUMNS = ("from_page_id", "target_url", "target_page_id", "anchor", "area_path", "area_kind")
-_LINK_ROWS_PER_INSERT = 100  # 600 parameters: below every backend's limit
 
 
 def _insert_links(rows: list[tuple[object, ...]]) -> None:
-    """Insert Link rows (values in `_LINK_COLUMNS` order) with one INSERT per hundred.
+    """Insert Link rows (values in `_LINK_COLUMNS` order) with one statement run for each.
 
     Every stored page writes its links: plain rows, not a model instance and its field
-    conversions per link, keep that cheap (the values are plain text and ids).
+    conversions per link, and one short statement the driver prepares once (PostgreSQL's
+    driver sends the rows in one pipeline), keep that cheap.
     """
+    if not rows:
+        return
     quote = connection.ops.quote_name
     # Our own table and column names; the values are parameters.
     table = quote(Link._meta.db_table)
     columns = ", ".join(quote(column) for column in _LINK_COLUMNS)
-    head = f"INSERT INTO {table} ({columns}) VALUES "  # noqa: S608
-    row = "(" + ", ".join(["%s"] * len(_LINK_COLUMNS)) + ")"
+    values = ", ".join(["%s"] * len(_LINK_COLUMNS))
     with connection.cursor() as cursor:
-        for start in range(0, len(rows), _LINK_ROWS_PER_INSERT):
-            chunk = rows[start : start + _LINK_ROWS_PER_INSERT]
-            cursor.execute(
-                head + ", ".join([row] * len(chunk)), [value for row in chunk for value in row]
-            )
+        cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({values})", rows)  # noqa: S608
 
 
 def _prune_bodies(page: Page) -> None:

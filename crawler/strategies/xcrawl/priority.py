@@ -118,14 +118,17 @@ class Priorities:
         ones, so free fetch slots are not spent on guesses. With nothing pending the best
         always goes, so the run never stalls.
         """
-        scored = (
-            (self.value(node, float(weights[node]) if node < len(weights) else 0.0), -node)
+        # A heap, popped only as far as needed: most asks take the first few.
+        heap = [
+            (-self.value(node, float(weights[node]) if node < len(weights) else 0.0), node)
             for node in self.candidates
-        )
+        ]
+        heapq.heapify(heap)
         picked: list[int] = []
         floor = KEEP_FOR_LATER * pending if pending > 0 else None
-        for value, negative in heapq.nlargest(len(self.candidates), scored):
-            node = -negative
+        while heap:
+            negative, node = heapq.heappop(heap)
+            value = -negative
             if floor is not None and value < floor:
                 break
             if allowed(node):

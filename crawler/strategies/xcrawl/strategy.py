@@ -317,7 +317,9 @@ class XCrawl(Strategy):
         in part; pager links and pages already fetched not at all); the gain, the evidence
         its links gained by it (a feed repeating its list page teaches nothing).
         """
-        if observation.body:
+        if not any(self._unfetched(link.url) for link in links):
+            texts = {}  # the item texts would only describe pages already fetched
+        elif observation.body:
             texts = dom_item_texts(
                 observation.body, observation.url, self._canonical, self._unfetched
             )

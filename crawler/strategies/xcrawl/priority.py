@@ -98,16 +98,30 @@ class Priorities:
         # Fetched node -> the text evidence it was fetched on (what its links said of it).
         self.evidence_at_fetch: dict[int, float] = {}
 
-    def value(self, node: int, graph_weight: float = 0.0) -> float:
-        """Return what fetching the candidate is worth now."""
+    def value(
+        self, node: int, graph_weight: float = 0.0, memo: dict[object, float] | None = None
+    ) -> float:
+        """Return what fetching the candidate is worth now.
+
+        memo: the yields of lists and shapes worked out for other candidates since nothing
+        changed (one ask values every candidate).
+        """
         c = self.candidates[node]
+        memo = {} if memo is None else memo
         bonus = GRAPH_SHARE * graph_weight
         if c.list_key is not None:
-            y = self.lists.setdefault(c.list_key, ListRecord()).expected(c.number)
+            key: object = (c.list_key, c.number)
+            y = memo.get(key)
+            if y is None:
+                record = self.lists.get(c.list_key)
+                y = memo[key] = record.expected(c.number) if record else PRIOR_YIELD
             return max(y / (1 + y), c.evidence) + bonus
-        shape = self.shapes.get(c.shape)
-        p_hub = shape.hub_probability() if shape else 0.5
-        y = HUB_ITEMS * c.evidence + (shape.mean_yield() if shape else PRIOR_YIELD)
+        p_hub = memo.get(c.shape)
+        if p_hub is None:
+            shape = self.shapes.get(c.shape)
+            p_hub = memo[c.shape] = shape.hub_probability() if shape else 0.5
+            memo[(c.shape,)] = shape.mean_yield() if shape else PRIOR_YIELD
+        y = HUB_ITEMS * c.evidence + memo[(c.shape,)]
         return p_hub * y / (1 + y) + (1 - p_hub) * c.evidence + bonus
 
     def best(self, limit: int, weights, allowed, *, pending: float = 0.0) -> list[int]:
@@ -119,8 +133,10 @@ class Priorities:
         always goes, so the run never stalls.
         """
         # A heap, popped only as far as needed: most asks take the first few.
+        memo: dict[object, float] = {}
+        count = len(weights)
         heap = [
-            (-self.value(node, float(weights[node]) if node < len(weights) else 0.0), node)
+            (-self.value(node, float(weights[node]) if node < count else 0.0, memo), node)
             for node in self.candidates
         ]
         heapq.heapify(heap)

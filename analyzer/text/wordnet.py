@@ -344,22 +344,7 @@ def _base_forms(form: str, root: Path) -> tuple[tuple[str, str], ...]:
     of _POS_LIST, in its order: NLTK's morphy for each, cached (a term, its synonyms' lemmas
     and the words of phrases ask for the same forms again)."""
     reader = _reader(root)
-    index = reader._lemma_pos_offset_map
-    found: list[tuple[str, str]] = []
-    for pos in _POS_LIST:  # _morphy_of in each, in one loop: every term asks for them
-        exceptions = reader._exception_map[pos]
-        if form in exceptions:
-            forms = [form, *exceptions[form]]
-        else:
-            rules = reader.MORPHOLOGICAL_SUBSTITUTIONS[pos]
-            forms = [form, *[form[: -len(old)] + new for old, new in rules if form.endswith(old)]]
-        bases: dict[str, None] = {}
-        for candidate in forms:
-            entry = index.get(candidate)  # get: the index is a defaultdict
-            if entry is not None and pos in entry:
-                bases[candidate] = None
-        found.extend([(pos, base) for base in bases])
-    return tuple(found)
+    return tuple((pos, base) for pos in _POS_LIST for base in _morphy_of(reader, form, pos))
 
 
 def _morphy(form: str, pos: str, root: Path) -> tuple[str, ...]:

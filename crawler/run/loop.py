@@ -45,7 +45,7 @@ from django.utils import timezone
 from crawler import hooks
 from crawler.canonical import BadURL
 from crawler.conf import crawler_settings
-from crawler.extract.page import Ahead
+from crawler.extract.page import Ahead, analyse_ahead
 from crawler.fetch.result import FetchResult
 from crawler.models import CrawlRun, Page, PageVersion, Site
 from crawler.run import step
@@ -242,18 +242,7 @@ class RunLoop:
                 )
                 if room >= batch or (room > 0 and not in_flight):
                     for page in self._next_pages(room):
-                        future = loop.submit(
-                            step.fetch_and_analyse(
-                                fetcher,
-                                page.url,
-                                etag=page.etag,
-                                last_modified=page.last_modified,
-                                needs_browser=self.site.needs_browser,
-                                render_shells=self.render_shells,
-                                analyse=page.last_fetched_at is None,
-                            )
-                        )
-                        in_flight[future] = page
+                        in_flight[loop.submit(self._fetch(fetcher, page))] = page
                 if not in_flight:
                     reason = "exhausted"
             if not in_flight:
@@ -267,6 +256,23 @@ class RunLoop:
                 for page, (fetched, ahead) in done:
                     self._handle(page, fetched, ahead)
             self._beat()
+
+    async def _fetch(self, fetcher: FetchBackend, page: Page) -> tuple[FetchResult, Ahead | None]:
+        """Fetch (and render) a page; analyse it as soon as it arrives if it is new.
+
+        A page never fetched before has no stored version to be unchanged from: it will be
+        analysed, so the analysis starts at once, side by side with the other pages in
+        flight, while the run stores earlier ones.
+        """
+        fetched = await step.fetch_page(
+            fetcher,
+            page.url,
+            etag=page.etag,
+            last_modified=page.last_modified,
+            needs_browser=self.site.needs_browser,
+            render_shells=self.render_shells,
+        )
+        return fetched, (await analyse_ahead(fetched) if page.last_fetched_at is None else None)
 
     def _search_forms(self, loop: LoopThread, fetcher: FetchBackend, budget: int) -> None:
         """Make the registered run passes (hidden-web form search among them), in order."""

@@ -20,7 +20,7 @@ from django.utils import timezone
 from crawler.canonical import BadURL, is_pager_link, origin_of, served_alias
 from crawler.extract.feeds import DiscoveryError, feed_item_texts, parse_sitemap
 from crawler.extract.hints import declared_canonical
-from crawler.extract.page import Ahead, analyse_ahead, extract
+from crawler.extract.page import Ahead, extract
 from crawler.fetch.body import content_kind
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page
@@ -73,33 +73,6 @@ async def fetch_page(
             return rendered
         logger.info("Rendering %s failed (%s); keeping the HTML as served.", url, rendered.error)
     return fetched
-
-
-async def fetch_and_analyse(
-    backend: FetchBackend,
-    url: str,
-    *,
-    etag: str,
-    last_modified: str,
-    needs_browser: bool,
-    render_shells: str,
-    analyse: bool,
-) -> tuple[FetchResult, Ahead | None]:
-    """Return `fetch_page`'s result and, if `analyse`, its analysis made as soon as it arrived.
-
-    A crawl run analyses ahead the pages never fetched before (each will be analysed, having
-    no stored version to be unchanged from), side by side with the other pages in flight,
-    while it stores earlier ones; `process` takes the analysis as made.
-    """
-    fetched = await fetch_page(
-        backend,
-        url,
-        etag=etag,
-        last_modified=last_modified,
-        needs_browser=needs_browser,
-        render_shells=render_shells,
-    )
-    return fetched, (await analyse_ahead(fetched) if analyse else None)
 
 
 def process(

@@ -270,8 +270,7 @@ class Frontier:
         They come from a queue of the first ones in that order, read from the database a
         window at a time after the last one read (see `_NewQueue`), not a query per call.
         """
-        picked = self._pick(self._new_rows(), limit)
-        return picked
+        return self._pick(self._new_rows(), limit)
 
     def due_urls(self, limit: int, now: datetime | None = None) -> list[str]:
         """Return known pages whose revisit time has come, the most overdue first."""

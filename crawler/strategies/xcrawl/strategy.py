@@ -33,7 +33,6 @@ import logging
 import re
 from collections import deque
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import ClassVar
 
 import numpy as np
@@ -141,11 +140,7 @@ class XCrawl(Strategy):
         )
         self._accepted_seen = 0
 
-        @lru_cache(maxsize=20_000)
-        def canonical(url: str, _aliases: int) -> str:
-            return self.frontier.canonical(url)
-
-        self._canonical = lambda url: canonical(url, len(self.frontier.aliases))
+        self._canonical = self.frontier.canonical  # remembered by the frontier for the run
 
     def _build_graph(self, rng) -> None:
         """Make the web graph, its weights and the walk over it."""

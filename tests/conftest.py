@@ -185,6 +185,17 @@ def smtp_server(settings) -> Iterator[SMTPSink]:
 
 
 @pytest.fixture
+def file_mailbox(settings, tmp_path):
+    """Mail written as files to a fresh folder (returned), read by the DEBUG-only local
+    mailbox page."""
+    settings.EMAIL_PROVIDER = "file"
+    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
+    settings.EMAIL_FILE_PATH = str(tmp_path)
+    settings.DEBUG = True
+    return tmp_path
+
+
+@pytest.fixture
 def faulty_smtp(settings) -> Iterator[FaultySMTP]:
     """A real SMTP server (aiosmtpd) whose replies, connection and speed tests can script."""
     with serving_smtp(FaultySMTP("127.0.0.1", free_port()), settings, timeout=1) as sink:

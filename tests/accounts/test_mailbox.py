@@ -14,15 +14,6 @@ from tests.factories import PASSWORD
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
-@pytest.fixture
-def file_mailbox(settings, tmp_path):
-    settings.EMAIL_PROVIDER = "file"
-    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
-    settings.EMAIL_FILE_PATH = str(tmp_path)
-    settings.DEBUG = True
-    return tmp_path
-
-
 def test_the_mailbox_page_shows_the_newest_mail_first_and_escaped(staff_client, file_mailbox):
     send_mail("Older", "first body", None, ["dana@example.com"])
     send_mail("Newer <b>bold</b>", "link: http://127.0.0.1:8000/x/", None, ["erin@example.com"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from clipping.models import ListChannel
-from tests.clipping.test_browser import log_in
+from tests.browser import log_in
 from tests.factories import make_list
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

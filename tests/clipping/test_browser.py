@@ -8,30 +8,15 @@ import pytest
 
 from clipping import publisher
 from clipping.models import KeywordList, Match
-from tests.factories import PASSWORD, make_list, make_match
+from tests.browser import log_in, watch_problems
+from tests.factories import make_list, make_match
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def log_in(page, base: str, email: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.fill("input[name=login]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form[action*='login'] button[type=submit]")
-    page.wait_for_url(f"{base}/dashboard/")
-
-
 def test_a_reader_reads_filters_marks_read_and_unsubscribes(live_server, page, alice, smtp_server):
     base = live_server.url
-    problems: list[str] = []
-    page.on(
-        "response",
-        lambda r: problems.append(r.url) if r.status >= 400 and "favicon" not in r.url else None,
-    )
-    page.on(
-        "console",
-        lambda msg: problems.append(msg.text) if "Content Security Policy" in msg.text else None,
-    )
+    problems = watch_problems(page)
     energy, transport = (
         make_list(alice, "Energy", "subsidy"),
         make_list(alice, "Transport", "strike"),

@@ -6,8 +6,8 @@ import pytest
 
 from clipping.matching import KeywordIndex, compile_text
 from clipping.models import KeywordList, Match
+from tests.browser import log_in
 from tests.clipping.pages import article
-from tests.clipping.test_browser import log_in
 from tests.factories import ingest_html, make_list, make_site
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from clipping.models import KeywordList
+from tests.browser import log_in
 from tests.e2e.processes import Processes, service_env
 from tests.factories import PASSWORD, make_user
 
@@ -33,14 +34,6 @@ def publish_worker(live_server, smtp_server, tmp_path):
     processes.worker("publish", "publish,celery")
     yield processes
     processes.stop_all()
-
-
-def log_in(page, base: str, email: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.fill("input[name=login]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("form[action*='login'] button[type=submit]")
-    page.wait_for_url(f"{base}/dashboard/")
 
 
 def test_sign_up_verify_log_in_create_a_list_and_keep_it_private(

@@ -14,7 +14,7 @@ import axe_playwright_python
 import pytest
 from playwright.sync_api import expect
 
-from tests.factories import PASSWORD
+from tests.browser import log_in
 from tests.ui.pages import READER, STAFF, populate
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -52,14 +52,6 @@ def site(settings, tmp_path):
     settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
     settings.EMAIL_FILE_PATH = str(tmp_path)
     return populate()
-
-
-def log_in(page, base: str, email: str) -> None:
-    page.goto(f"{base}/accounts/login/")
-    page.fill("input[name=login]", email)
-    page.fill("input[name=password]", PASSWORD)
-    page.click("[data-testid=login-form] button[type=submit]")
-    page.wait_for_url(f"{base}/dashboard/")
 
 
 def audit(page) -> list[str]:

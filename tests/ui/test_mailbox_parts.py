@@ -11,15 +11,6 @@ from accounts.mailbox import read_mailbox
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 
 
-@pytest.fixture
-def file_mailbox(settings, tmp_path):
-    settings.EMAIL_PROVIDER = "file"
-    settings.EMAIL_BACKEND = "django.core.mail.backends.filebased.EmailBackend"
-    settings.EMAIL_FILE_PATH = str(tmp_path)
-    settings.DEBUG = True
-    return tmp_path
-
-
 def send(subject: str, text: str, html: str | None = None) -> None:
     message = EmailMultiAlternatives(subject, text, "Webclip <w@localhost>", ["dana@example.com"])
     if html is not None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from crawler.models import Site
-from tests.clipping.test_browser import log_in
+from tests.browser import log_in, watch_problems
 from tests.usersites.sites import TITLES
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -14,15 +14,7 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 def test_a_person_adds_a_site_after_its_preview(live_server, page, alice, news, settings):
     settings.CRAWLER_USER_SITES = "approval"
     base = live_server.url
-    problems: list[str] = []
-    page.on(
-        "response",
-        lambda r: problems.append(r.url) if r.status >= 400 and "favicon" not in r.url else None,
-    )
-    page.on(
-        "console",
-        lambda msg: problems.append(msg.text) if "Content Security Policy" in msg.text else None,
-    )
+    problems = watch_problems(page)
 
     log_in(page, base, "alice@example.com")
     page.click("nav >> text=My sites")

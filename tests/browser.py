@@ -1,0 +1,30 @@
+"""What the Chromium tests share: signing in through the login page, and watching a page for
+failed responses and Content Security Policy violations."""
+
+from __future__ import annotations
+
+from tests.factories import PASSWORD
+
+
+def log_in(page, base: str, email: str) -> None:
+    """Sign in as `email` (the factories' password) and wait for the dashboard."""
+    page.goto(f"{base}/accounts/login/")
+    page.fill("input[name=login]", email)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("[data-testid=login-form] button[type=submit]")
+    page.wait_for_url(f"{base}/dashboard/")
+
+
+def watch_problems(page) -> list[str]:
+    """Return a list that fills with the page's answers of 400 or more (the favicon aside)
+    and the console's Content Security Policy violations, as they happen."""
+    problems: list[str] = []
+    page.on(
+        "response",
+        lambda r: problems.append(r.url) if r.status >= 400 and "favicon" not in r.url else None,
+    )
+    page.on(
+        "console",
+        lambda msg: problems.append(msg.text) if "Content Security Policy" in msg.text else None,
+    )
+    return problems

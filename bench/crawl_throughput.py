@@ -17,7 +17,12 @@ Each leg runs in its own process too, so each gets a core and its own peak-memor
 Targets: the headline is the whole crawl (fetch + analysis + storage) against Scrapy's
 fetch-only pages per second, >= 1.0; fetch + link extraction alone against Scrapy's, >= 1.0.
 
+With --real-site DIR the legs crawl a real static site's dump instead, served by the same
+aiohttp process (e.g. ../shared/eval/sites/andreagrandi, a Hugo blog of 255 posts and its
+list, tag and category pages): pages people wrote, with their size and link count.
+
 Usage: .venv/bin/python bench/crawl_throughput.py [--pages N] [--rounds R] [--skip-store]
+       [--real-site DIR]
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import sys
 import time
 import urllib.request
 from pathlib import Path
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
@@ -79,15 +84,19 @@ def page_html(index: int, total: int) -> bytes:
     ).encode()
 
 
-def serve(port: int, total: int) -> None:
-    """Serve the generated site on 127.0.0.1:`port` until killed."""
+def serve(port: int, total: int, folder: Path | None = None) -> None:
+    """Serve the generated site, or the static site dumped in `folder`, on 127.0.0.1:`port`
+    until killed."""
     from aiohttp import web
 
-    pages = {f"/p/{i}": page_html(i, total) for i in range(total)}
-    pages["/"] = pages["/p/0"]
+    pages = {f"/p/{i}": page_html(i, total) for i in range(total)} if folder is None else {}
+    if folder is None:
+        pages["/"] = pages["/p/0"]
     robots = b"User-agent: *\nDisallow: /private/\n"
 
     async def handle(request: web.Request) -> web.Response:
+        if folder is not None:
+            return dumped(folder, request.path)
         if request.path == "/robots.txt":
             return web.Response(body=robots, content_type="text/plain")
         body = pages.get(request.path)
@@ -98,6 +107,27 @@ def serve(port: int, total: int) -> None:
     app = web.Application()
     app.router.add_get("/{tail:.*}", handle)
     web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None)
+
+
+def dumped(folder: Path, path: str):
+    """Answer `path` from a static site's dump: a folder's index.html, a file, or a 404."""
+    import mimetypes
+    from urllib.parse import unquote
+
+    from aiohttp import web
+
+    target = (folder / unquote(path).lstrip("/")).resolve()
+    if target.is_dir():
+        target = target / "index.html"
+    if folder.resolve() not in target.parents or not target.is_file():
+        return web.Response(status=404, text="not found")
+    kind = mimetypes.guess_type(target.name)[0] or "application/octet-stream"
+    return web.Response(body=target.read_bytes(), content_type=kind)
+
+
+def dumped_pages(folder: Path) -> int:
+    """Count the HTML pages of a static site's dump."""
+    return sum(1 for _ in folder.rglob("*.html"))
 
 
 # --- Legs (each in its own process) ----------------------------------------------------------
@@ -116,10 +146,15 @@ def leg_scrapy(root: str) -> dict[str, float]:
 
     counted = {"pages": 0}
 
+    host = urlsplit(root).hostname or ""
+
     class BenchSpider(scrapy.Spider):
         name = "bench"
         start_urls = [root]
-        extractor = LinkExtractor()  # every link of the bench site is internal
+        # The same job as ours: this site's pages only (the extractor's own domain filter
+        # compares host and port, so the offsite middleware, by host, does it).
+        allowed_domains = [host]
+        extractor = LinkExtractor()
 
         def parse(self, response):  # type: ignore[no-untyped-def]
             counted["pages"] += 1
@@ -272,13 +307,18 @@ def main() -> int:
     parser.add_argument(
         "--skip-store", action="store_true", help="skip the fetch + analyze + store leg"
     )
+    parser.add_argument(
+        "--real-site",
+        type=Path,
+        help="crawl a real static site's dump instead (e.g. ../shared/eval/sites/andreagrandi)",
+    )
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--leg", choices=["scrapy", "ours", "store"], help=argparse.SUPPRESS)
     parser.add_argument("--root", help=argparse.SUPPRESS)
     args = parser.parse_args()
 
     if args.serve:
-        serve(args.serve, args.pages)
+        serve(args.serve, args.pages, args.real_site)
         return 0
     if args.leg:
         legs = {"scrapy": leg_scrapy, "ours": leg_ours}
@@ -289,8 +329,12 @@ def main() -> int:
         return 0
 
     port = free_port()
+    if args.real_site:
+        args.real_site = args.real_site.resolve()
+        args.pages = dumped_pages(args.real_site)  # the store leg's page budget
+    serving = ["--real-site", str(args.real_site)] if args.real_site else []
     server = subprocess.Popen(
-        [sys.executable, __file__, "--serve", str(port), "--pages", str(args.pages)]
+        [sys.executable, __file__, "--serve", str(port), "--pages", str(args.pages), *serving]
     )
     root = f"http://127.0.0.1:{port}/"
     try:
@@ -308,9 +352,12 @@ def main() -> int:
         server.terminate()
         server.wait(10)
 
-    print(
-        f"Crawl throughput on a generated site of {args.pages} pages (127.0.0.1, best of {args.rounds})"
+    site = (
+        f"the real site dumped in {args.real_site} ({args.pages} HTML files)"
+        if args.real_site
+        else f"a generated site of {args.pages} pages"
     )
+    print(f"Crawl throughput on {site} (127.0.0.1, best of {args.rounds})")
     print(f"{'leg':<34}{'pages':>7}{'seconds':>9}{'pages/s':>10}{'peak MiB':>10}")
     labels = {
         "scrapy": "Scrapy (fetch + link extraction)",

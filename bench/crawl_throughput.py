@@ -32,7 +32,6 @@ import asyncio
 import json
 import os
 import resource
-import socket
 import subprocess
 import sys
 import time
@@ -44,6 +43,7 @@ ROOT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
 from bench.benchdb import setup_django, throwaway_database  # noqa: E402
+from tests.servers import free_port  # noqa: E402
 
 CONCURRENCY = 16
 FANOUT = 10
@@ -267,12 +267,6 @@ def leg_store(root: str, total: int) -> dict[str, float]:
 
 
 # --- Orchestration ----------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def run_leg(name: str, root: str, total: int) -> dict[str, float]:

@@ -56,6 +56,7 @@ from crawler.run.loop import crawl  # noqa: E402
 from crawler.strategies import PageObservation  # noqa: E402
 from crawler.strategies.xcrawl.validator import validate  # noqa: E402
 from crawler.topic import Topic, register_topic_provider  # noqa: E402
+from tests.servers import free_port  # noqa: E402
 
 BLOG = ROOT.parent / "shared" / "eval" / "sites" / "andreagrandi"
 TOPICS = {"python": "python", "maemo": "maemo-en", "ubuntu": "ubuntu-en"}
@@ -138,12 +139,6 @@ def run_one(
 
 def recall(result: Result, targets: set[str], n: int) -> float:
     return len(targets & set(result.fetched[:n])) / len(targets) if targets else 0.0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class BlogServer:

@@ -13,7 +13,6 @@ import json
 import os
 import shlex
 import signal
-import socket
 import sqlite3
 import subprocess
 import threading
@@ -28,6 +27,8 @@ import psycopg
 import redis
 from aiosmtpd.controller import Controller
 
+from tests.servers import free_port
+
 ROOT_DIR = Path(__file__).resolve().parent.parent
 PG_SERVER = "postgres://postgres@127.0.0.1:5432"
 BENCH_DB = "webclip_bench_freshness"
@@ -35,12 +36,6 @@ REDIS_CACHE_DB, REDIS_BROKER_DB = 10, 11
 QUEUES = ("crawl", "watch", "render", "publish", "celery")
 # kombu's Redis transport keeps one list per priority step (0, 3, 6, 9) and queue.
 _PRIORITY_SUFFIXES = ("", "\x06\x163", "\x06\x166", "\x06\x169")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 # --- Mail -----------------------------------------------------------------------------------

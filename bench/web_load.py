@@ -34,7 +34,6 @@ import os
 import random
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -50,6 +49,7 @@ ROOT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
 
 from bench.web_load_seed import PASSWORD, Person, Seeded, seed  # noqa: E402
+from tests.servers import free_port  # noqa: E402
 
 BENCH_DB = "webclip_bench_web"
 SERVER = "postgres://postgres@127.0.0.1:5432"
@@ -64,12 +64,6 @@ USER_PAGES = {
     "feed": 20,
 }
 STAFF_PAGES = {"ops": 30, "ops_progress": 40, "dashboard": 10, "clips": 10, "feed": 10}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def production_env(port: int, static_root: str, var_dir: str) -> dict[str, str]:

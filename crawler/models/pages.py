@@ -66,7 +66,11 @@ class Page(models.Model):
         FEED = "feed", "RSS/Atom feed"
         SITEMAP = "sitemap", "Sitemap"
 
-    site = models.ForeignKey("crawler.Site", on_delete=models.CASCADE, related_name="pages")
+    # Indexed as the first column of (site, url) and (site, next_visit_at): an index of its
+    # own would only cost every write.
+    site = models.ForeignKey(
+        "crawler.Site", on_delete=models.CASCADE, related_name="pages", db_index=False
+    )
     url = models.CharField(max_length=2083)
     role = models.CharField(max_length=10, choices=Role.choices, default=Role.PAGE)
     depth = models.PositiveSmallIntegerField(default=0, help_text="Links followed from a seed.")
@@ -123,7 +127,10 @@ class Page(models.Model):
 class PageVersion(models.Model):
     """The content of a page as fetched once; a new row only when the content hash changes."""
 
-    page = models.ForeignKey(Page, on_delete=models.CASCADE, related_name="versions")
+    # Indexed as the first column of crawler_version_latest.
+    page = models.ForeignKey(
+        Page, on_delete=models.CASCADE, related_name="versions", db_index=False
+    )
     run = models.ForeignKey(
         "crawler.CrawlRun",
         on_delete=models.SET_NULL,
@@ -193,9 +200,6 @@ class Link(models.Model):
         max_length=500, blank=True, help_text="DOM path of the area holding the link."
     )
     area_kind = models.CharField(max_length=12, blank=True)
-
-    class Meta:
-        indexes = [models.Index(fields=["from_page"], name="crawler_link_from")]
 
     def __str__(self) -> str:
         return f"{self.from_page_id} -> {self.target_url}"

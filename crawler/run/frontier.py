@@ -49,6 +49,9 @@ class Frontier:
         # looked up and not stored, so that links seen again cost no query.
         self._known: dict[str, tuple[int, int, str]] = {}
         self._absent: set[str] = set()
+        # Whether `_known` holds every stored page of the site (read whole at the first add
+        # when the site is not too big): then a URL it lacks is not stored, and costs no query.
+        self._whole: bool | None = None
         # Production origins of the site -> the origin it is served under (learnt from the
         # seed's rel=canonical or the sitemap), so their URLs are crawled here.
         self.aliases: dict[str, str] = {}
@@ -135,7 +138,10 @@ class Frontier:
         and becomes a feed or sitemap when discovered as one.
         """
         wanted = list(dict.fromkeys(urls))
-        self._recall([u for u in wanted if u not in self._known and u not in self._absent])
+        if self._whole is None:
+            self._whole = self._read_whole()
+        if not self._whole:
+            self._recall([u for u in wanted if u not in self._known and u not in self._absent])
         ids: dict[str, int] = {}
         new: list[str] = []
         shallower: list[int] = []
@@ -184,6 +190,16 @@ class Frontier:
                 self._known[created.url] = (created.pk, depth, role)
                 ids[created.url] = created.pk
         return ids
+
+    def _read_whole(self) -> bool:
+        """Read every stored page of the site into the in-memory index, if there are at most
+        `_WHOLE_SITE` of them; return whether it did."""
+        pages = Page.objects.filter(site=self.site)
+        if pages.count() > _WHOLE_SITE:
+            return False
+        for url, page_id, depth, role in pages.values_list("url", "id", "depth", "role"):
+            self._known[url] = (page_id, depth, role)
+        return True
 
     def _recall(self, urls: list[str]) -> None:
         """Load the stored pages among same-site `urls` into the in-memory index."""
@@ -351,6 +367,7 @@ class Frontier:
 HUBS, NEW, DUE = "hubs", "new", "due"
 _HUBS_QUIET = timedelta(seconds=1)  # how long an empty hub band is not asked again
 _CANONICAL_KEPT = 50_000  # URLs whose canonical form a run remembers
+_WHOLE_SITE = 100_000  # stored pages a run reads whole into its index (see `add`)
 
 # Seeds, sitemaps and feeds come before analyzer hubs and ordinary pages.
 _ROLE_ORDER = Case(

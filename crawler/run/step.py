@@ -23,7 +23,7 @@ from crawler.extract.hints import declared_canonical
 from crawler.extract.page import Ahead, extract
 from crawler.fetch.body import content_kind
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult
-from crawler.models import CrawlRun, Link, Page
+from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.models.hiddenweb import RunRender
 from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
@@ -42,11 +42,16 @@ class Outcome:
 
     observation: PageObservation
     counts: dict[str, int] = field(default_factory=dict)
-    version_id: int | None = None
+    # The new version stored (its id is set once the batch's rows are written).
+    version: PageVersion | None = None
     # Seconds the host asked us to keep away; set when a URL was not asked because of it.
     deferred: float | None = None
     # The id of a page stored as served that the render queue should render (a script shell).
     render: int | None = None
+
+    @property
+    def version_id(self) -> int | None:
+        return self.version.id if self.version is not None else None
 
 
 async def fetch_page(
@@ -100,12 +105,13 @@ def stored_together() -> Iterator[None]:
 
     A page processed inside opens no savepoint of its own (each costs round trips to the
     database): whatever fails rolls the whole transaction back, which keeps every page
-    whole or absent.
+    whole or absent. The pages' own rows are written together at the end
+    (`crawler.store.pages.writes_held`).
     """
     if storing_together():
         yield
         return
-    with transaction.atomic():
+    with transaction.atomic(), storage.writes_held():
         if connection.vendor == "postgresql":
             # The commit need not wait for the disk: a killed worker loses nothing, and a
             # database crash loses at most the last moments of pages, which the frontier
@@ -217,9 +223,7 @@ def _answered(
         body=result.body if extracted.analysis is not None else b"",
     )
     render = page.id if _left_to_render(result, render_shells) else None
-    return Outcome(
-        observation, counts | {"new" if new else "changed": 1}, version.id, render=render
-    )
+    return Outcome(observation, counts | {"new" if new else "changed": 1}, version, render=render)
 
 
 def _admit_links(
@@ -363,6 +367,7 @@ def _follow_redirect(
         return None
     storage.record_redirect(page, target_url, now=now)
     frontier.take([target_url])
+    storage.write_held()  # the target may have been stored earlier in this batch
     return Page.objects.select_related("site").get(id=ids[target_url])
 
 

@@ -4,11 +4,20 @@ Every function here runs in one transaction per page, so a killed worker leaves 
 either fully stored or untouched. A new `PageVersion` is written only when the body's hash
 differs from the latest version; a changed page with informational areas is handed on
 (`crawler.hooks.hand_on`) once the transaction commits.
+
+Inside `writes_held` (a crawl run stores a batch of pages in one transaction) the rows of
+`record_version` and `record_unchanged` (the version, the page's own state, its links) are
+held and written together when the block ends, a few statements for the whole batch instead
+of a few per page. Until then the database does not show them: code inside the block reads
+a page just stored from memory, or calls `write_held` first.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
@@ -137,8 +146,13 @@ def record_unchanged(page: Page, fetched: FetchResult, *, now: datetime | None =
     now = now or timezone.now()
     page.gained_links = 0
     _visited(page, fetched, changed=False, now=now)
-    page.save(update_fields=_VISIT_FIELDS)
-    _watch_hub(page)
+    held = _held()
+    if held is None:
+        page.save(update_fields=_VISIT_FIELDS)
+        _watch_hub(page)
+        return
+    held.updates.append((page, _VISIT_FIELDS))
+    held.after.append(lambda: _watch_hub(page))
 
 
 def record_version(
@@ -161,47 +175,58 @@ def record_version(
     if extracted.kind and is_result_page(page.site_id, page.url):
         # A site-search result page is a hub whatever text its results show: never a clip.
         extracted = replace(extracted, kind=Page.Kind.HUB, has_information=False)
-    # Inside the caller's transaction no savepoint is needed: a failure aborts it whole.
-    with transaction.atomic(savepoint=False):
-        version = PageVersion(
-            page=page,
-            run=run,
-            fetched_at=now,
-            status=fetched.status or 200,
-            content_hash=digest,
-            source_hash=fetched.source_hash,
-            content_type=fetched.content_type[:200],
-            encoding=(extracted.encoding or fetched.charset or "")[:40],
-            rendered=fetched.rendered,
-            title=extracted.title[:500],
-            kind=extracted.kind,
-            has_information=extracted.has_information,
-            analysis=extracted.summary,
-        )
-        version.set_body(fetched.body)
-        version.save()
-        page.kind = extracted.kind
-        page.gained_links = 0 if first else _gained_links(page, extracted.links)
-        # A hub changes, for its schedule, when it brings links it did not have before.
-        changed = not first and (page.gained_links > 0 if is_hub(page) else True)
-        _visited(page, fetched, changed=changed, now=now)
-        page.kind = extracted.kind
-        page.title = extracted.title[:500]
-        page.last_changed_at = now
-        page.change_count += 1
-        page.save(
-            update_fields=[*_VISIT_FIELDS, "kind", "title", "last_changed_at", "change_count"]
-        )
-        _replace_links(page, extracted.links, frontier_ids, first=first)
+    version = PageVersion(
+        page=page,
+        run=run,
+        fetched_at=now,
+        status=fetched.status or 200,
+        content_hash=digest,
+        source_hash=fetched.source_hash,
+        content_type=fetched.content_type[:200],
+        encoding=(extracted.encoding or fetched.charset or "")[:40],
+        rendered=fetched.rendered,
+        title=extracted.title[:500],
+        kind=extracted.kind,
+        has_information=extracted.has_information,
+        analysis=extracted.summary,
+    )
+    version.set_body(fetched.body)
+    page.kind = extracted.kind
+    page.gained_links = 0 if first else _gained_links(page, extracted.links)
+    # A hub changes, for its schedule, when it brings links it did not have before.
+    changed = not first and (page.gained_links > 0 if is_hub(page) else True)
+    _visited(page, fetched, changed=changed, now=now)
+    page.title = extracted.title[:500]
+    page.last_changed_at = now
+    page.change_count += 1
+    if not first:
+        Link.objects.filter(from_page=page).delete()
+    links = _link_rows(page, extracted.links, frontier_ids)
+
+    def after() -> None:  # once the version has its id
         if not first:
             _prune_bodies(page)
         _watch_hub(page)
         if extracted.has_information:
             hooks.hand_on(version.id)
+
+    held = _held()
+    if held is not None:
+        held.versions.append(version)
+        held.updates.append((page, _VERSION_FIELDS))
+        held.links.extend(links)
+        held.after.append(after)
+        return version
+    # Inside the caller's transaction no savepoint is needed: a failure aborts it whole.
+    with transaction.atomic(savepoint=False):
+        version.save()
+        page.save(update_fields=_VERSION_FIELDS)
+        _insert_links(links)
+        after()
     return version
 
 
-_VISIT_FIELDS = [
+_VISIT_FIELDS = (
     "last_fetched_at",
     "next_visit_at",
     "status",
@@ -214,7 +239,8 @@ _VISIT_FIELDS = [
     "revisit_history",
     "change_rate",
     "gained_links",
-]
+)
+_VERSION_FIELDS = (*_VISIT_FIELDS, "kind", "title", "last_changed_at", "change_count")
 
 
 def _visited(page: Page, fetched: FetchResult, *, changed: bool, now: datetime) -> None:
@@ -254,11 +280,10 @@ def _watch_hub(page: Page) -> None:
     ).update(next_watch_at=page.next_visit_at)
 
 
-def _replace_links(
-    page: Page, links: list[LinkRecord], frontier_ids: dict[str, int], *, first: bool
-) -> None:
-    if not first:
-        Link.objects.filter(from_page=page).delete()
+def _link_rows(
+    page: Page, links: list[LinkRecord], frontier_ids: dict[str, int]
+) -> list[tuple[object, ...]]:
+    """Return the page's Link rows (values in `_LINK_COLUMNS` order), each link once per area."""
     seen: set[tuple[str, str]] = set()
     rows = []
     for link in links[: crawler_settings().max_links_per_page]:
@@ -276,18 +301,18 @@ def _replace_links(
                 link.area_kind[:12],
             )
         )
-    _insert_links(rows)
+    return rows
 
 
 _LINK_COLUMNS = ("from_page_id", "target_url", "target_page_id", "anchor", "area_path", "area_kind")
 
 
 def _insert_links(rows: list[tuple[object, ...]]) -> None:
-    """Insert Link rows (values in `_LINK_COLUMNS` order) with one statement run for each.
+    """Insert Link rows (values in `_LINK_COLUMNS` order): by COPY on PostgreSQL, else one
+    short statement run for each.
 
     Every stored page writes its links: plain rows, not a model instance and its field
-    conversions per link, and one short statement the driver prepares once (PostgreSQL's
-    driver sends the rows in one pipeline), keep that cheap.
+    conversions per link, keep that cheap.
     """
     if not rows:
         return
@@ -297,6 +322,12 @@ def _insert_links(rows: list[tuple[object, ...]]) -> None:
     columns = ", ".join(quote(column) for column in _LINK_COLUMNS)
     values = ", ".join(["%s"] * len(_LINK_COLUMNS))
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # COPY streams the rows: no statement per row for the server to run.
+            with cursor.cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
         cursor.executemany(f"INSERT INTO {table} ({columns}) VALUES ({values})", rows)  # noqa: S608
 
 
@@ -311,3 +342,76 @@ def _prune_bodies(page: Page) -> None:
     old_ids = list(old)
     if old_ids:
         PageVersion.objects.filter(id__in=old_ids).update(body=None)
+
+
+# --- Writes held for a batch of pages ------------------------------------------------------------
+
+
+class _Held:
+    """Rows `record_version` and `record_unchanged` hold until `write_held`."""
+
+    def __init__(self) -> None:
+        self.versions: list[PageVersion] = []
+        self.updates: list[tuple[Page, tuple[str, ...]]] = []  # page, fields to write
+        self.links: list[tuple[object, ...]] = []
+        self.after: list[Callable[[], None]] = []  # what needs the rows above (version ids)
+
+
+_holding = threading.local()
+
+
+def _held() -> _Held | None:
+    return getattr(_holding, "held", None)
+
+
+@contextmanager
+def writes_held() -> Iterator[None]:
+    """Hold the page writes made inside and write them together when the block ends.
+
+    Meant inside one transaction: if the block raises, the held rows are dropped with it.
+    Nested use holds everything until the outermost block ends.
+    """
+    if _held() is not None:
+        yield
+        return
+    _holding.held = _Held()
+    try:
+        yield
+        write_held()
+    finally:
+        _holding.held = None
+
+
+def write_held() -> None:
+    """Write the rows held so far (see `writes_held`): versions, page states, links."""
+    held = _held()
+    if held is None or not (held.versions or held.updates or held.after):
+        return
+    _holding.held = _Held()
+    PageVersion.objects.bulk_create(held.versions)
+    _update_pages(held.updates)
+    _insert_links(held.links)
+    for call in held.after:
+        call()
+
+
+def _update_pages(updates: list[tuple[Page, tuple[str, ...]]]) -> None:
+    """Write the named fields of each page, in the order given (a page written twice keeps
+    its last state): one statement per run of pages with the same fields, run per page."""
+    quote = connection.ops.quote_name
+    table = quote(Page._meta.db_table)
+    runs: list[tuple[tuple[str, ...], list[list[object]]]] = []
+    for page, names in updates:
+        if not runs or runs[-1][0] != names:
+            runs.append((names, []))
+        fields = [Page._meta.get_field(name) for name in names]
+        runs[-1][1].append(
+            [field.get_db_prep_save(getattr(page, field.attname), connection) for field in fields]
+            + [page.pk]
+        )
+    for names, rows in runs:
+        columns = (Page._meta.get_field(name).column for name in names)
+        assignments = ", ".join(f"{quote(column)} = %s" for column in columns)
+        with connection.cursor() as cursor:
+            # Our own table and column names; the values are parameters.
+            cursor.executemany(f"UPDATE {table} SET {assignments} WHERE id = %s", rows)  # noqa: S608

@@ -202,3 +202,37 @@ def test_canonical_forms_are_remembered_until_an_alias_is_learnt(site):
     )
     assert frontier.learn_alias("http://www.example.com", ROOT.rstrip("/"))
     assert frontier.canonical("HTTP://www.Example.com/a?utm_source=x") == ROOT + "a"
+
+
+def test_a_site_read_whole_admits_unseen_urls_without_looking_them_up(
+    site, django_assert_num_queries
+):
+    Page.objects.create(site=site, url=ROOT + "stored", depth=2)
+    frontier = Frontier(site)
+    frontier.add([ROOT], depth=0)  # the first add reads the site's pages whole
+    with django_assert_num_queries(1):  # the insert of the new page; no lookup
+        ids = frontier.add([ROOT + "stored", ROOT + "fresh"], depth=3)
+    assert ids[ROOT + "stored"] == Page.objects.get(url=ROOT + "stored").id
+    assert Page.objects.get(url=ROOT + "fresh").depth == 3
+
+
+def test_a_site_too_big_to_read_whole_looks_up_the_urls_it_has_not_seen(site, monkeypatch):
+    from crawler.run import frontier as frontier_module
+
+    monkeypatch.setattr(frontier_module, "_WHOLE_SITE", 1)
+    Page.objects.create(site=site, url=ROOT + "a", depth=2)
+    Page.objects.create(site=site, url=ROOT + "b", depth=2)
+    frontier = Frontier(site)
+    ids = frontier.add([ROOT + "a", ROOT + "c"], depth=1)
+    assert ids[ROOT + "a"] == Page.objects.get(url=ROOT + "a").id
+    assert Page.objects.get(url=ROOT + "a").depth == 1  # known, by a shorter path now
+    assert Page.objects.filter(site=site).count() == 3
+    assert ROOT + "b" not in frontier._known  # never read: the site was not read whole
+
+
+def test_a_page_stored_by_another_process_meanwhile_keeps_its_id(site):
+    frontier = Frontier(site)
+    frontier.add([ROOT], depth=0)
+    other = Page.objects.create(site=site, url=ROOT + "late", depth=1)
+    assert frontier.add([ROOT + "late"], depth=1) == {ROOT + "late": other.id}
+    assert Page.objects.filter(site=site, url=ROOT + "late").count() == 1

@@ -582,18 +582,18 @@ class XCrawl(Strategy):
         if self.search is not None or self.search_checked or observation.url not in self._seeds:
             return
         self.search_checked = True
-        version = (
-            Page.objects.get(id=observation.page_id).latest_version()
-            if observation.page_id
-            else None
-        )
-        body = version.raw_body() if version is not None else None
+        body = observation.body or self._stored_body(observation.page_id)
         template = (
             SiteSearch.objects.find_template(self.site, body, observation.url) if body else None
         )
         if template is None:
             return
         self._start_search(template)
+
+    @staticmethod
+    def _stored_body(page_id: int | None) -> bytes | None:
+        version = Page.objects.get(id=page_id).latest_version() if page_id else None
+        return version.raw_body() if version is not None else None
 
     def _search_observed(self, observation: PageObservation, verdict: Verdict, node: int) -> None:
         if self.search is None:

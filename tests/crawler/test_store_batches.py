@@ -1,0 +1,76 @@
+"""Pages stored together: one transaction, their own rows written together at its end."""
+
+from __future__ import annotations
+
+import pytest
+
+from crawler.fetch.result import FetchResult
+from crawler.models import Link, Page, PageVersion, Site
+from crawler.run.frontier import Frontier
+from crawler.run.step import process, stored_together
+
+pytestmark = pytest.mark.django_db
+
+ROOT = "http://127.0.0.1:9/"
+ARTICLE = "<p>The harbour council met on Tuesday to discuss the new ferry timetable.</p>" * 30
+
+
+def html(title: str, *links: str) -> bytes:
+    anchors = "".join(f'<li><a href="{link}">{link}</a></li>' for link in links)
+    return (
+        f"<html><head><title>{title}</title></head><body><main><article><h1>{title}</h1>"
+        f"{ARTICLE}</article><aside><ul>{anchors}</ul></aside></main></body></html>"
+    ).encode()
+
+
+def answer(url: str, body: bytes, final_url: str | None = None) -> FetchResult:
+    return FetchResult(url, final_url or url, 200, body, "text/html", "utf-8")
+
+
+@pytest.fixture
+def frontier():
+    site = Site.objects.create(name="Batches", root_url=ROOT, max_depth=5)
+    frontier = Frontier(site)
+    frontier.add([ROOT + "a", ROOT + "b"], depth=1)
+    return frontier
+
+
+def page(frontier: Frontier, url: str) -> Page:
+    found = Page.objects.get(site=frontier.site, url=url)
+    found.site = frontier.site
+    return found
+
+
+def test_pages_stored_together_reach_the_database_whole_when_the_batch_ends(frontier):
+    a, b = page(frontier, ROOT + "a"), page(frontier, ROOT + "b")
+    with stored_together():
+        first = process(frontier, None, a, answer(a.url, html("A", "/c", "/b")))
+        process(frontier, None, b, answer(b.url, html("B", "/a")))
+        # Held: not one of the pages' own rows is written yet.
+        assert not PageVersion.objects.exists() and not Link.objects.exists()
+        assert Page.objects.get(id=a.id).last_fetched_at is None
+    assert first.version_id == PageVersion.objects.get(page=a).id
+    assert Page.objects.get(id=a.id).last_fetched_at is not None
+    links = {(link.from_page.url, link.target_url): link.target_page for link in Link.objects.all()}
+    c = Page.objects.get(url=ROOT + "c")
+    assert links[(ROOT + "a", ROOT + "c")] == c and links[(ROOT + "b", ROOT + "a")].id == a.id
+
+
+def test_a_failure_in_the_batch_writes_none_of_its_pages(frontier):
+    a = page(frontier, ROOT + "a")
+    with pytest.raises(RuntimeError), stored_together():
+        process(frontier, None, a, answer(a.url, html("A", "/c")))
+        raise RuntimeError("killed")
+    assert not PageVersion.objects.exists() and not Link.objects.exists()
+    assert Page.objects.get(id=a.id).last_fetched_at is None
+
+
+def test_a_redirect_to_a_page_stored_earlier_in_the_batch_finds_it_stored(frontier):
+    a, b = page(frontier, ROOT + "a"), page(frontier, ROOT + "b")
+    body = html("A", "/c")
+    with stored_together():
+        process(frontier, None, a, answer(a.url, body))
+        moved = process(frontier, None, b, answer(b.url, body, final_url=a.url))
+    assert moved.counts.get("unchanged") == 1  # the same body as A's version: not a new one
+    assert PageVersion.objects.filter(page=a).count() == 1
+    assert Page.objects.get(id=b.id).status == 301

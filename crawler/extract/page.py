@@ -17,7 +17,8 @@ from crawler.conf import MIB, analysis_settings
 from crawler.extract.feeds import DiscoveryError, feed_links, parse_feed, parse_sitemap
 from crawler.fetch.body import content_kind
 from crawler.fetch.result import FetchResult
-from crawler.store.pages import Extracted
+from crawler.models.pages import pack_body
+from crawler.store.pages import Extracted, content_hash
 from crawler.strategies.base import HUB, LinkRecord
 
 Canonical = Callable[[str], str]
@@ -29,6 +30,8 @@ class Ahead:
 
     analysis: PageAnalysis | None = None
     error: Exception | None = None  # what analysing raised, raised again by `extract`
+    digest: str = ""  # the body's content hash
+    packed: bytes | None = None  # the body as a version keeps it
 
 
 def extract(fetched: FetchResult, canonical: Canonical, ahead: Ahead | None = None) -> Extracted:
@@ -74,12 +77,18 @@ async def analyse_ahead(fetched: FetchResult) -> Ahead | None:
         return None
     if content_kind(fetched.content_type, fetched.body) != "html":
         return None
-    base = fetched.final_url or fetched.url
+    return await asyncio.to_thread(_ahead, fetched)
+
+
+def _ahead(fetched: FetchResult) -> Ahead:
+    # Hashing and packing the body let other threads run meanwhile: done here, off the
+    # thread that stores pages.
+    done = {"digest": content_hash(fetched.body), "packed": pack_body(fetched.body)}
     try:
-        analysis = await asyncio.to_thread(analyze_page, fetched.body, base, fetched.charset)
+        analysis = analyze_page(fetched.body, fetched.final_url or fetched.url, fetched.charset)
     except Exception as exc:  # noqa: BLE001 - raised again where the page is stored
-        return Ahead(error=exc)
-    return Ahead(analysis=analysis)
+        return Ahead(error=exc, **done)
+    return Ahead(analysis=analysis, **done)
 
 
 def analyze_page(body: bytes, url: str, encoding: str | None = None) -> PageAnalysis:

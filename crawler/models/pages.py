@@ -176,8 +176,9 @@ class PageVersion(models.Model):
     def __str__(self) -> str:
         return f"{self.page.url} @ {self.fetched_at:%Y-%m-%d %H:%M}"
 
-    def set_body(self, data: bytes) -> None:
-        self.body = zlib.compress(data, 6)
+    def set_body(self, data: bytes, packed: bytes | None = None) -> None:
+        """Keep `data` compressed; `packed` is `pack_body(data)` when made already."""
+        self.body = packed if packed is not None else pack_body(data)
         self.body_size = len(data)
 
     def raw_body(self) -> bytes | None:
@@ -185,6 +186,11 @@ class PageVersion(models.Model):
         if self.body is None:
             return None
         return zlib.decompress(bytes(self.body))
+
+
+def pack_body(data: bytes) -> bytes:
+    """Return a body as PageVersion keeps it (zlib)."""
+    return zlib.compress(data, 6)
 
 
 class Link(models.Model):

@@ -247,6 +247,20 @@ class Frontier:
                 return []
         return []
 
+    def pages(self, urls: list[str]) -> dict[str, Page]:
+        """Return the stored pages of `urls` (url -> page), with the run's site record.
+
+        The never-fetched pages the queue read come from memory (a shorter path or a new
+        role empties the queue, so they are current); the rest take one query.
+        """
+        found = {url: self._new.pages.pop(url) for url in urls if url in self._new.pages}
+        rest = [url for url in urls if url not in found]
+        if rest:
+            found |= {p.url: p for p in Page.objects.filter(site=self.site, url__in=rest)}
+        for page in found.values():
+            page.site = self.site  # one Site record for every page, and no join
+        return found
+
     def take(self, urls: Iterable[str]) -> None:
         """Mark URLs as handed out in this run so no band offers them again."""
         self.taken.update(urls)
@@ -320,6 +334,7 @@ class Frontier:
             row = queue.rows[index]
             if row[1] in self.taken:
                 del queue.rows[index]  # fetched in this run: no band offers it again
+                queue.pages.pop(row[1], None)
                 continue
             index += 1
             yield row
@@ -397,6 +412,8 @@ class _NewQueue:
 
     def __init__(self) -> None:
         self.rows: list[_Row] = []
+        # The rows read, as records, until handed out (see `Frontier.pages`).
+        self.pages: dict[str, Page] = {}
         self.last: tuple[int, int, int] | None = None  # (depth, band, id) of the last row read
         self.complete = False  # the last read found every remaining row
 
@@ -412,17 +429,13 @@ class _NewQueue:
                 | Q(depth=depth, band__gt=band)
                 | Q(depth=depth, band=band, id__gt=page_id)
             )
-        rows = list(
-            pages.order_by("depth", "band", "id").values_list(
-                "id", "url", "depth", "last_fetched_at", "band"
-            )[: self.WINDOW]
-        )
-        self.complete = len(rows) < self.WINDOW
-        if rows:
-            page_id, _url, depth, _fetched, band = rows[-1]
-            self.last = (depth, band, page_id)
-            self.rows.extend(row[:4] for row in rows)
-        return bool(rows)
+        found = list(pages.order_by("depth", "band", "id")[: self.WINDOW])
+        self.complete = len(found) < self.WINDOW
+        if found:
+            self.last = (found[-1].depth, found[-1].band, found[-1].id)
+            self.rows.extend((p.id, p.url, p.depth, p.last_fetched_at) for p in found)
+            self.pages.update((p.url, p) for p in found)
+        return bool(found)
 
     def added(self, depth: int, role: str) -> None:
         """Note new pages of this depth and role (their ids larger than any read)."""
@@ -437,7 +450,8 @@ class _NewQueue:
         """Remove deleted pages."""
         gone = set(page_ids)
         self.rows = [row for row in self.rows if row[0] not in gone]
+        self.pages = {url: page for url, page in self.pages.items() if page.id not in gone}
 
     def forget(self) -> None:
         """Start again from the head of the order at the next read."""
-        self.rows, self.last, self.complete = [], None, False
+        self.rows, self.pages, self.last, self.complete = [], {}, None, False

@@ -317,9 +317,7 @@ class RunLoop:
         if not urls:
             return []
         self.frontier.take(urls)
-        pages = {p.url: p for p in Page.objects.filter(site=self.site, url__in=urls)}
-        for page in pages.values():
-            page.site = self.site  # the run's own record: no join, one Site for every page
+        pages = self.frontier.pages(urls)
         unknown = [u for u in urls if u not in pages]
         if unknown:
             logger.warning(

@@ -195,7 +195,9 @@ def _answered(
     counts = {"fetched": 1, "rendered": int(result.rendered)}
     if result.rendered and run is not None:
         RunRender.objects.note(run, page.url, result)
-    digest = storage.content_hash(result.body) if result.succeeded else ""
+    digest = ahead.digest if ahead is not None and ahead.digest else ""
+    if not digest and result.succeeded:
+        digest = storage.content_hash(result.body)
     # A page never fetched before has no version: no need to ask.
     latest = storage.latest_hashes(page) if page.last_fetched_at is not None else None
     if result.not_modified or storage.is_unchanged(result, digest, latest):
@@ -208,7 +210,15 @@ def _answered(
     ids = _admit_links(frontier, page, extracted, now=now)
     counts |= _judge_shape(frontier, page, extracted, declared)
     version = storage.record_version(
-        page, result, extracted, digest=digest, frontier_ids=ids, first=new, run=run, now=now
+        page,
+        result,
+        extracted,
+        digest=digest,
+        packed=ahead.packed if ahead is not None else None,
+        frontier_ids=ids,
+        first=new,
+        run=run,
+        now=now,
     )
     observation = _observation(
         page,

@@ -161,6 +161,7 @@ def record_version(
     extracted: Extracted,
     *,
     digest: str,
+    packed: bytes | None = None,
     frontier_ids: dict[str, int],
     first: bool,
     run: CrawlRun | None = None,
@@ -168,8 +169,9 @@ def record_version(
 ) -> PageVersion:
     """Store a new version of a page with its links, and hand it on if it has information.
 
-    `frontier_ids` maps link URLs already admitted to the frontier to their page ids;
-    `first` says the page has no stored version yet.
+    `packed`: the body packed already (`crawler.models.pages.pack_body`); `frontier_ids`
+    maps link URLs already admitted to the frontier to their page ids; `first` says the
+    page has no stored version yet.
     """
     now = now or timezone.now()
     if extracted.kind and is_result_page(page.site_id, page.url):
@@ -190,7 +192,7 @@ def record_version(
         has_information=extracted.has_information,
         analysis=extracted.summary,
     )
-    version.set_body(fetched.body)
+    version.set_body(fetched.body, packed)
     page.kind = extracted.kind
     page.gained_links = 0 if first else _gained_links(page, extracted.links)
     # A hub changes, for its schedule, when it brings links it did not have before.

@@ -22,6 +22,7 @@ so `max_depth` counts the links followed from a seed through hubs and articles, 
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
@@ -32,6 +33,7 @@ from django.utils import timezone
 from crawler import canonical as urltools
 from crawler.models import Page, Site
 from crawler.run.shapes import ShapeWatch
+from crawler.store import pages as storage
 
 
 class Frontier:
@@ -52,6 +54,7 @@ class Frontier:
         # Whether `_known` holds every stored page of the site (read whole at the first add
         # when the site is not too big): then a URL it lacks is not stored, and costs no query.
         self._whole: bool | None = None
+        self._ids: deque[int] = deque()  # page ids reserved and not used yet (see `_insert`)
         # Production origins of the site -> the origin it is served under (learnt from the
         # seed's rel=canonical or the sitemap), so their URLs are crawled here.
         self.aliases: dict[str, str] = {}
@@ -176,20 +179,44 @@ class Frontier:
             pages = [
                 Page(site=self.site, url=u, depth=depth, role=role, first_seen_at=now) for u in new
             ]
-            # A page another process stored meanwhile is "updated" to itself, so that every
-            # row comes back with its id (RETURNING) and no second query is needed.
-            Page.objects.bulk_create(
-                pages,
-                update_conflicts=True,
-                unique_fields=["site", "url"],
-                update_fields=["url"],
-                batch_size=500,
-            )
+            self._insert(pages)
             self._absent.difference_update(new)
             for created in pages:
                 self._known[created.url] = (created.pk, depth, role)
                 ids[created.url] = created.pk
         return ids
+
+    def _insert(self, pages: list[Page]) -> None:
+        """Store new pages, giving each its id.
+
+        In a batch of pages stored together (on PostgreSQL) the ids are reserved now, in
+        order, and the rows are written with the batch's own, in one statement.
+        """
+        if storage.holds_new_pages():
+            if len(self._ids) < len(pages):
+                self._ids.extend(storage.reserve_page_ids(max(len(pages), _IDS_RESERVED)))
+            for page in pages:
+                page.pk = self._ids.popleft()
+            storage.hold_new_pages(pages, self._renumber)
+            return
+        # Ids reserved earlier are now smaller than the ones these pages get: the queue
+        # hands out pages in id order, so they are not used.
+        self._ids.clear()
+        # A page another process stored meanwhile is "updated" to itself, so that every
+        # row comes back with its id (RETURNING) and no second query is needed.
+        Page.objects.bulk_create(
+            pages,
+            update_conflicts=True,
+            unique_fields=["site", "url"],
+            update_fields=["url"],
+            batch_size=500,
+        )
+
+    def _renumber(self, remap: dict[int, int]) -> None:
+        """Take the ids of pages another process stored first instead of the reserved ones."""
+        for url, (page_id, depth, role) in list(self._known.items()):
+            if page_id in remap:
+                self._known[url] = (remap[page_id], depth, role)
 
     def _read_whole(self) -> bool:
         """Read every stored page of the site into the in-memory index, if there are at most
@@ -382,6 +409,7 @@ class Frontier:
 HUBS, NEW, DUE = "hubs", "new", "due"
 _HUBS_QUIET = timedelta(seconds=1)  # how long an empty hub band is not asked again
 _CANONICAL_KEPT = 50_000  # URLs whose canonical form a run remembers
+_IDS_RESERVED = 256  # page ids reserved at a time
 _WHOLE_SITE = 100_000  # stored pages a run reads whole into its index (see `add`)
 
 # Seeds, sitemaps and feeds come before analyzer hubs and ordinary pages.

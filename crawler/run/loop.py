@@ -205,7 +205,7 @@ class RunLoop:
         """Crawl until a stop condition and return the stop reason."""
         self.frontier.seed()
         # The pages stored go to the batch handlers a heartbeat's worth at a time.
-        with hooks.gathering(), LoopThread() as loop:
+        with hooks.gathering(), step.commits_relaxed(), LoopThread() as loop:
             fetcher = backend or loop.call(open_backend(self.site))
             try:
                 return self._crawl(loop, fetcher, budget)

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from django.db import connection, transaction
+from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from crawler.canonical import BadURL, is_pager_link, origin_of, served_alias
@@ -112,12 +112,9 @@ def stored_together() -> Iterator[None]:
         yield
         return
     with transaction.atomic(), storage.writes_held():
-        if connection.vendor == "postgresql":
-            # The commit need not wait for the disk: a killed worker loses nothing, and a
-            # database crash loses at most the last moments of pages, which the frontier
-            # (written in the same transactions) fetches again. Consistency is unaffected.
+        if connection.vendor == "postgresql" and not getattr(_together, "relaxed", False):
             with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")
+                cursor.execute("SET LOCAL synchronous_commit TO OFF")  # see `commits_relaxed`
         _together.open = True
         try:
             yield
@@ -126,6 +123,34 @@ def stored_together() -> Iterator[None]:
 
 
 _together = threading.local()
+
+
+@contextmanager
+def commits_relaxed() -> Iterator[None]:
+    """Let the commits of pages stored inside (`stored_together`) not wait for the disk.
+
+    A killed worker loses nothing by it, and a database crash loses at most the last
+    moments of pages, which the frontier (written in the same transactions) fetches again.
+    Consistency is unaffected. A crawl run sets it once for its connection (one round trip
+    per batch less); `stored_together` alone sets it per transaction.
+    """
+    if connection.vendor != "postgresql" or getattr(_together, "relaxed", False):
+        yield
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SET synchronous_commit TO OFF")
+    _together.relaxed = True
+    try:
+        yield
+    finally:
+        _together.relaxed = False
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("RESET synchronous_commit")
+        except DatabaseError:
+            # An aborted transaction refuses it; its rollback, or closing the broken
+            # connection, ends the setting anyway.
+            logger.info("Could not reset synchronous_commit after a crawl run.")
 
 
 def storing_together() -> bool:

@@ -350,9 +350,11 @@ def _prune_bodies(page: Page) -> None:
 
 
 class _Held:
-    """Rows `record_version` and `record_unchanged` hold until `write_held`."""
+    """Rows `record_version`, `record_unchanged` and `hold_new_pages` hold until `write_held`."""
 
     def __init__(self) -> None:
+        self.new_pages: list[Page] = []  # frontier pages with reserved ids
+        self.renumbered: list[Callable[[dict[int, int]], None]] = []
         self.versions: list[PageVersion] = []
         self.updates: list[tuple[Page, tuple[str, ...]]] = []  # page, fields to write
         self.links: list[tuple[object, ...]] = []
@@ -387,14 +389,80 @@ def writes_held() -> Iterator[None]:
 def write_held() -> None:
     """Write the rows held so far (see `writes_held`): versions, page states, links."""
     held = _held()
-    if held is None or not (held.versions or held.updates or held.after):
+    if held is None or not (held.new_pages or held.versions or held.updates or held.after):
         return
     _holding.held = _Held()
+    if held.new_pages:
+        remap = _insert_pages(held.new_pages)
+        if remap:  # stored meanwhile by another process: its id, not the reserved one
+            held.links = [(*row[:2], remap.get(row[2], row[2]), *row[3:]) for row in held.links]
+            for renumber in held.renumbered:
+                renumber(remap)
     PageVersion.objects.bulk_create(held.versions)
     _update_pages(held.updates)
     _insert_links(held.links)
     for call in held.after:
         call()
+
+
+def holds_new_pages() -> bool:
+    """Tell whether new pages can be held (`hold_new_pages`): writes are held, and the
+    database reserves ids (PostgreSQL)."""
+    return _held() is not None and connection.vendor == "postgresql"
+
+
+def hold_new_pages(pages: list[Page], renumber: Callable[[dict[int, int]], None]) -> None:
+    """Hold the insert of new pages until `write_held` (see `holds_new_pages`).
+
+    Each page carries an id from `reserve_page_ids`. A page another process stored
+    meanwhile keeps its own id: `renumber` gets {reserved id: stored id} for those.
+    """
+    held = _held()
+    assert held is not None
+    held.new_pages.extend(pages)
+    if renumber not in held.renumbered:
+        held.renumbered.append(renumber)
+
+
+def reserve_page_ids(count: int) -> list[int]:
+    """Return `count` new page ids from the database's sequence (PostgreSQL), in order."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT nextval(pg_get_serial_sequence(%s, 'id')) FROM generate_series(1, %s)",
+            [Page._meta.db_table, count],
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
+def _insert_pages(pages: list[Page]) -> dict[int, int]:
+    """Insert pages with their reserved ids, in one statement per 500; return {reserved id:
+    stored id} for the pages another process stored meanwhile (their rows are kept)."""
+    quote = connection.ops.quote_name
+    fields = Page._meta.concrete_fields
+    columns = ", ".join(quote(field.column) for field in fields)
+    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
+    remap = {}
+    for start in range(0, len(pages), 500):
+        chunk = pages[start : start + 500]
+        params = [
+            field.get_db_prep_save(field.pre_save(page, True), connection)
+            for page in chunk
+            for field in fields
+        ]
+        with connection.cursor() as cursor:
+            # Our own table and column names; the values are parameters.
+            cursor.execute(
+                f"INSERT INTO {quote(Page._meta.db_table)} ({columns}) "  # noqa: S608
+                f"VALUES {', '.join([row] * len(chunk))} "
+                "ON CONFLICT (site_id, url) DO UPDATE SET url = EXCLUDED.url RETURNING id, url",
+                params,
+            )
+            stored = dict((url, page_id) for page_id, url in cursor.fetchall())
+        for page in chunk:
+            if stored[page.url] != page.pk:
+                remap[page.pk] = stored[page.url]
+                page.pk = stored[page.url]
+    return remap
 
 
 def _update_pages(updates: list[tuple[Page, tuple[str, ...]]]) -> None:

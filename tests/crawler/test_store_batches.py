@@ -74,3 +74,35 @@ def test_a_redirect_to_a_page_stored_earlier_in_the_batch_finds_it_stored(fronti
     assert moved.counts.get("unchanged") == 1  # the same body as A's version: not a new one
     assert PageVersion.objects.filter(page=a).count() == 1
     assert Page.objects.get(id=b.id).status == 301
+
+
+def test_a_linked_page_another_process_stored_meanwhile_keeps_its_own_id(frontier):
+    a = page(frontier, ROOT + "a")
+    # Stored behind the run's back after the frontier read the site: the run does not know it.
+    other = Page.objects.create(site=frontier.site, url=ROOT + "late", depth=4)
+    with stored_together():
+        process(frontier, None, a, answer(a.url, html("A", "/late", "/new")))
+    (late,) = Link.objects.filter(from_page__url=ROOT + "a", target_url=ROOT + "late")
+    assert late.target_page_id == other.id
+    assert Page.objects.filter(site=frontier.site, url=ROOT + "late").count() == 1
+    assert frontier.add([ROOT + "late"], depth=2) == {ROOT + "late": other.id}
+    new = Link.objects.get(target_url=ROOT + "new")
+    assert new.target_page_id == Page.objects.get(url=ROOT + "new").id
+
+
+def test_a_crawl_run_relaxes_commits_for_its_connection_only_while_it_runs(db):
+    from django.db import connection
+
+    from crawler.run.step import commits_relaxed
+
+    def setting() -> str | None:
+        if connection.vendor != "postgresql":
+            return None
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW synchronous_commit")
+            return cursor.fetchone()[0]
+
+    before = setting()
+    with commits_relaxed():
+        assert setting() in (None, "off")
+    assert setting() == before

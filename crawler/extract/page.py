@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from analyzer.errors import AnalyzerError
 from analyzer.isolation import analyze_isolated
@@ -32,6 +33,7 @@ class Ahead:
     error: Exception | None = None  # what analysing raised, raised again by `extract`
     digest: str = ""  # the body's content hash
     packed: bytes | None = None  # the body as a version keeps it
+    read: Any = None  # what the crawl's strategy read of it (`Strategy.read_ahead`)
 
 
 def extract(fetched: FetchResult, canonical: Canonical, ahead: Ahead | None = None) -> Extracted:
@@ -65,25 +67,32 @@ def _analysis(fetched: FetchResult, base: str, ahead: Ahead | None) -> PageAnaly
     return ahead.analysis
 
 
-async def analyse_ahead(fetched: FetchResult) -> Ahead | None:
+async def analyse_ahead(
+    fetched: FetchResult, read: Callable[[FetchResult], Any] | None = None
+) -> Ahead | None:
     """Analyse the page `extract` would analyse, in an analysing process, without blocking
     the event loop; None for a body `extract` does not analyse (an error, a feed...).
 
     A crawl run calls it for each page as it arrives, so that the pages in flight are
     analysed side by side (up to CRAWLER_ANALYSIS_PROCESSES at once) while it stores earlier
-    ones, and `extract` finds the work done.
+    ones, and `extract` finds the work done. `read` (the strategy's `read_ahead`) reads
+    the page in the same worker thread.
     """
     if not fetched.succeeded or fetched.body.startswith(b"\x1f\x8b"):
         return None
     if content_kind(fetched.content_type, fetched.body) != "html":
         return None
-    return await asyncio.to_thread(_ahead, fetched)
+    return await asyncio.to_thread(_ahead, fetched, read)
 
 
-def _ahead(fetched: FetchResult) -> Ahead:
-    # Hashing and packing the body let other threads run meanwhile: done here, off the
-    # thread that stores pages.
-    done = {"digest": content_hash(fetched.body), "packed": pack_body(fetched.body)}
+def _ahead(fetched: FetchResult, read: Callable[[FetchResult], Any] | None) -> Ahead:
+    # Hashing and packing the body (and parsing it, for most of what `read` does) let other
+    # threads run meanwhile: done here, off the thread that stores pages.
+    done = {
+        "digest": content_hash(fetched.body),
+        "packed": pack_body(fetched.body),
+        "read": read(fetched) if read is not None else None,
+    }
     try:
         analysis = analyze_page(fetched.body, fetched.final_url or fetched.url, fetched.charset)
     except Exception as exc:  # noqa: BLE001 - raised again where the page is stored

@@ -54,6 +54,8 @@ class Frontier:
         # Whether `_known` holds every stored page of the site (read whole at the first add
         # when the site is not too big): then a URL it lacks is not stored, and costs no query.
         self._whole: bool | None = None
+        # The pages this run stored and has not handed out yet (see `pages`).
+        self._created: dict[str, Page] = {}
         self._ids: deque[int] = deque()  # page ids reserved and not used yet (see `_insert`)
         # Production origins of the site -> the origin it is served under (learnt from the
         # seed's rel=canonical or the sitemap), so their URLs are crawled here.
@@ -171,6 +173,8 @@ class Frontier:
         if promoted:
             Page.objects.filter(id__in=promoted).update(role=role)
         if shallower or promoted:
+            moved = set(shallower) | set(promoted)
+            self._created = {u: p for u, p in self._created.items() if p.pk not in moved}
             self._new.forget()  # pages moved up in the order
         if new:
             self._new.added(depth, role)
@@ -184,6 +188,9 @@ class Frontier:
             for created in pages:
                 self._known[created.url] = (created.pk, depth, role)
                 ids[created.url] = created.pk
+                self._created[created.url] = created
+            while len(self._created) > _CREATED_KEPT:  # only a query is lost
+                del self._created[next(iter(self._created))]
         return ids
 
     def _insert(self, pages: list[Page]) -> None:
@@ -277,10 +284,15 @@ class Frontier:
     def pages(self, urls: list[str]) -> dict[str, Page]:
         """Return the stored pages of `urls` (url -> page), with the run's site record.
 
-        The never-fetched pages the queue read come from memory (a shorter path or a new
-        role empties the queue, so they are current); the rest take one query.
+        The never-fetched pages the queue read, or this run stored, come from memory (a
+        shorter path or a new role drops them there, so they are current); the rest take
+        one query.
         """
-        found = {url: self._new.pages.pop(url) for url in urls if url in self._new.pages}
+        found = {}
+        for url in urls:
+            created, queued = self._created.pop(url, None), self._new.pages.pop(url, None)
+            if queued or created:
+                found[url] = queued or created
         rest = [url for url in urls if url not in found]
         if rest:
             found |= {p.url: p for p in Page.objects.filter(site=self.site, url__in=rest)}
@@ -388,6 +400,7 @@ class Frontier:
         if refused:
             Page.objects.filter(id__in=refused, last_fetched_at__isnull=True).delete()
             self._known = {u: k for u, k in self._known.items() if k[0] not in refused}
+            self._created = {u: p for u, p in self._created.items() if p.pk not in refused}
             self._new.drop(refused)
         return picked
 
@@ -409,6 +422,7 @@ class Frontier:
 HUBS, NEW, DUE = "hubs", "new", "due"
 _HUBS_QUIET = timedelta(seconds=1)  # how long an empty hub band is not asked again
 _CANONICAL_KEPT = 50_000  # URLs whose canonical form a run remembers
+_CREATED_KEPT = 20_000  # new pages a run keeps in memory until it hands them out
 _IDS_RESERVED = 256  # page ids reserved at a time
 _WHOLE_SITE = 100_000  # stored pages a run reads whole into its index (see `add`)
 

@@ -30,10 +30,12 @@ import asyncio
 import concurrent.futures
 import logging
 import random
+import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
+from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any, TypeVar
 from urllib.parse import urljoin
@@ -205,7 +207,7 @@ class RunLoop:
         """Crawl until a stop condition and return the stop reason."""
         self.frontier.seed()
         # The pages stored go to the batch handlers a heartbeat's worth at a time.
-        with hooks.gathering(), step.commits_relaxed(), LoopThread() as loop:
+        with hooks.gathering(), step.commits_relaxed(), _prompt_threads(), LoopThread() as loop:
             fetcher = backend or loop.call(open_backend(self.site))
             try:
                 return self._crawl(loop, fetcher, budget)
@@ -272,7 +274,9 @@ class RunLoop:
             needs_browser=self.site.needs_browser,
             render_shells=self.render_shells,
         )
-        return fetched, (await analyse_ahead(fetched) if page.last_fetched_at is None else None)
+        if page.last_fetched_at is not None:
+            return fetched, None
+        return fetched, await analyse_ahead(fetched, self.strategy.read_ahead)
 
     def _search_forms(self, loop: LoopThread, fetcher: FetchBackend, budget: int) -> None:
         """Make the registered run passes (hidden-web form search among them), in order."""
@@ -378,6 +382,25 @@ class RunLoop:
         hooks.flush()
         for name, value in counts.items():
             setattr(self.run, name, getattr(self.run, name) + value)
+
+
+@contextmanager
+def _prompt_threads() -> Iterator[None]:
+    """Let a thread whose answer came back take the interpreter within half a millisecond.
+
+    The storing thread waits on the database several times per batch, and the fetching
+    thread is often busy meanwhile: at Python's default 5 ms switch interval each answer can
+    wait that long before the storing thread runs again.
+    """
+    before = sys.getswitchinterval()
+    sys.setswitchinterval(min(before, _SWITCH_INTERVAL))
+    try:
+        yield
+    finally:
+        sys.setswitchinterval(before)
+
+
+_SWITCH_INTERVAL = 0.0005  # seconds
 
 
 class LoopThread:

@@ -256,6 +256,7 @@ def _answered(
         canonical=declared,
         link_texts=_feed_texts(frontier, result, extracted),
         body=result.body if extracted.analysis is not None else b"",
+        read_ahead=ahead.read if ahead is not None else None,
     )
     render = page.id if _left_to_render(result, render_shells) else None
     return Outcome(observation, counts | {"new" if new else "changed": 1}, version, render=render)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
-    from crawler.fetch.result import FetchError
+    from crawler.fetch.result import FetchError, FetchResult
     from crawler.models import CrawlRun, Site
     from crawler.run.frontier import Frontier
     from crawler.topic import Topic
@@ -72,6 +72,8 @@ class PageObservation:
     # summaries, per item URL.
     link_texts: dict[str, str] = field(default_factory=dict)
     body: bytes = b""  # the HTML as fetched, for strategies that read a hub's list items
+    # What `Strategy.read_ahead` read of the page as it arrived (None: not read ahead).
+    read_ahead: Any = None
 
     @property
     def ok(self) -> bool:
@@ -110,6 +112,15 @@ class Strategy(ABC):
     @abstractmethod
     def observe(self, observation: PageObservation) -> None:
         """Learn from one fetched (or failed) page."""
+
+    def read_ahead(self, fetched: FetchResult) -> Any:
+        """Read what `observe` will want of a new page's body, as soon as it arrives.
+
+        Called in a worker thread, side by side with the run storing earlier pages: it must
+        not touch the database or state that `observe` changes. The result reaches `observe`
+        as `PageObservation.read_ahead`. Default: nothing.
+        """
+        return None
 
     def accepts(self, observation: PageObservation) -> bool:
         """Tell whether a page counts as relevant for the harvest rate (default: information pages)."""

@@ -236,3 +236,20 @@ def test_a_page_stored_by_another_process_meanwhile_keeps_its_id(site):
     other = Page.objects.create(site=site, url=ROOT + "late", depth=1)
     assert frontier.add([ROOT + "late"], depth=1) == {ROOT + "late": other.id}
     assert Page.objects.filter(site=site, url=ROOT + "late").count() == 1
+
+
+def test_pages_this_run_stored_are_handed_out_without_a_query(site, django_assert_num_queries):
+    frontier = Frontier(site)
+    frontier.add([ROOT], depth=0)
+    frontier.add([ROOT + "x", ROOT + "y"], depth=2)
+    frontier.add([ROOT + "y"], depth=1)  # by a shorter path: its record is read again
+    with django_assert_num_queries(0):
+        x = frontier.pages([ROOT + "x"])[ROOT + "x"]
+    assert (x.id, x.depth, x.last_fetched_at, x.site) == (
+        Page.objects.get(url=ROOT + "x").id,
+        2,
+        None,
+        site,
+    )
+    with django_assert_num_queries(1):
+        assert frontier.pages([ROOT + "y"])[ROOT + "y"].depth == 1

@@ -13,6 +13,7 @@ from analyzer import analyze
 from analyzer.text import stems
 from crawler.models import CrawlRun, Page, Site
 from crawler.models.xcrawl import PageVerdict
+from crawler.run.frontier import Frontier
 from crawler.run.loop import crawl
 from crawler.strategies.xcrawl.graph import WebGraph
 from crawler.strategies.xcrawl.walk import Walk, authority_subtrees, links_in_subtrees
@@ -191,3 +192,44 @@ def test_an_unfetched_page_weighs_the_mean_of_its_authority_estimate_and_its_pag
     # Hand check of the plain PageRank: p3 and q each get a share of one parent's out-links.
     assert rank[q] > rank[p3]  # "other" has one link, "list" three: q alone would win
     assert w[p3] > w[q]  # but a hub's link decides
+
+
+@pytest.mark.django_db
+def test_xcrawl_reads_each_new_pages_list_items_as_it_arrives_off_the_storing_thread(
+    topic, monkeypatch
+):
+    """The list items around a new page's links are read in the worker that analyses it;
+    what reaches `observe` is what reading the stored body there would give."""
+    import threading
+
+    from crawler.strategies.xcrawl import strategy as xcrawl_module
+    from crawler.strategies.xcrawl.evidence import dom_item_texts
+
+    read: dict[str, tuple[str, dict]] = {}
+    read_ahead = xcrawl_module.XCrawl.read_ahead
+
+    def recorded(self, fetched):
+        texts = read_ahead(self, fetched)
+        read[fetched.url] = (threading.current_thread().name, texts)
+        return texts
+
+    observed: dict[str, object] = {}
+    observe = xcrawl_module.XCrawl.observe
+
+    def observing(self, observation):
+        observed[observation.url] = observation.read_ahead
+        return observe(self, observation)
+
+    monkeypatch.setattr(xcrawl_module.XCrawl, "read_ahead", recorded)
+    monkeypatch.setattr(xcrawl_module.XCrawl, "observe", observing)
+    with SiteServer() as server:
+        small_shop().serve(server)
+        site = make_site(server, page_budget=30, strategy=Site.Strategy.XCRAWL)
+        crawl(site, seed=3, render_shells="off")
+    assert len(read) >= 20
+    assert threading.main_thread().name not in {thread for thread, _ in read.values()}
+    canonical = Frontier(site).canonical
+    for url, (_, texts) in read.items():
+        assert observed[url] == texts
+        body = Page.objects.get(site=site, url=url).latest_version().raw_body()
+        assert texts == dom_item_texts(body, url, canonical)

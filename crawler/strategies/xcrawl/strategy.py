@@ -40,8 +40,10 @@ from django.db.models import Q
 from django.utils import timezone
 
 from analyzer.text import stems, tokenize
+from crawler import canonical as urltools
 from crawler.canonical import is_pager_link, pager_key, pager_url, url_shape
 from crawler.conf import XcrawlSettings, xcrawl_settings
+from crawler.fetch.result import FetchResult
 from crawler.models import Link, Page
 from crawler.models.sitesearch import SiteSearch
 from crawler.models.xcrawl import PageVerdict
@@ -314,6 +316,8 @@ class XCrawl(Strategy):
         """
         if not any(self._unfetched(link.url) for link in links):
             texts = {}  # the item texts would only describe pages already fetched
+        elif observation.read_ahead is not None:
+            texts = dict(observation.read_ahead)  # read as the page arrived: `read_ahead`
         elif observation.body:
             texts = dom_item_texts(
                 observation.body, observation.url, self._canonical, self._unfetched
@@ -380,6 +384,22 @@ class XCrawl(Strategy):
             found=found,
             gained=gained,
         )
+
+    def read_ahead(self, fetched: FetchResult) -> dict[str, str] | None:
+        """Read the list items around a new page's links (`dom_item_texts`) as it arrives.
+
+        Every link's item is read (which pages are fetched changes meanwhile); the URLs are
+        made canonical with the aliases known now, without the frontier's memo, which the
+        storing thread keeps.
+        """
+        if not self.focused or not fetched.body:
+            return None
+        aliases = dict(self.frontier.aliases)
+
+        def canonical(url: str) -> str:
+            return urltools.mapped(urltools.canonicalize(url), aliases)
+
+        return dom_item_texts(fetched.body, fetched.final_url or fetched.url, canonical)
 
     def _unfetched(self, url: str) -> bool:
         node = self.graph.index.get(url)

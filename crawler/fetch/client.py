@@ -73,10 +73,13 @@ class Fetcher:
         await self.close()
 
     async def close(self) -> None:
-        """Close the HTTP sessions and their pooled connections."""
+        """Close the HTTP sessions and their pooled connections, and the slots' store's."""
         sessions, self._sessions = list(self._sessions.values()), {}
         for session in sessions:
             await session.close()
+        closing = getattr(self.gate.slots, "aclose", None)
+        if closing is not None:
+            await closing()
 
     async def fetch(
         self,

@@ -221,59 +221,71 @@ return strikes
 
 
 class RedisSlots(CacheSlots):
-    """Slots in a Django Redis cache, every step atomic (a command or a Lua script)."""
+    """Slots in a Django Redis cache, every step atomic (a command or a Lua script).
+
+    Asked from the event loop itself (redis.asyncio, one client per loop): a fetch waits for
+    its slot on the network only, never for a thread to be free and scheduled.
+    """
 
     def __init__(self, alias: str = "default") -> None:
         super().__init__(alias)
-        # Django's Redis backend has no compare-and-delete: its client (thread-safe, with
-        # its own connection pool) runs the scripts.
-        self.client = self.backend._cache.get_client(write=True)
+        # Django's Redis backend has no compare-and-delete, nor an asyncio client: its
+        # server list (the first one is the one written to) serves our own clients.
+        self.url = self.backend._servers[0]
+        self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
 
-    def _redis(self) -> tuple[Any, Any]:
-        return self.backend, self.client
+    def _client(self) -> Any:
+        import redis.asyncio
 
-    def _redis_keys(self, cache: Any, key: str) -> list[str]:
-        return [cache.make_and_validate_key(name) for name in self._keys(key)]
+        loop = asyncio.get_running_loop()
+        client = self._clients.get(loop)
+        if client is None:
+            self._clients = {k: c for k, c in self._clients.items() if not k.is_closed()}
+            client = self._clients[loop] = redis.asyncio.Redis.from_url(self.url)
+        return client
 
-    def _claim(self, key: str, token: str, lease: float) -> tuple[bool, HostTimes]:
-        cache, client = self._redis()
-        got, last_end, not_before, strikes = client.eval(
-            _CLAIM, 2, *self._redis_keys(cache, key), token, _ms(lease)
+    def _redis_keys(self, key: str) -> list[str]:
+        return [self.backend.make_and_validate_key(name) for name in self._keys(key)]
+
+    async def claim(self, key: str, token: str, lease: float) -> tuple[bool, HostTimes]:
+        got, last_end, not_before, strikes = await self._client().eval(
+            _CLAIM, 2, *self._redis_keys(key), token, _ms(lease)
         )
-        times = HostTimes(
-            float(last_end) if last_end else None,
-            float(not_before) if not_before else float("-inf"),
-            int(strikes or 0),
-        )
-        return bool(got), times
+        return bool(got), _times(last_end, not_before, strikes)
 
-    def _renew(self, key: str, token: str, lease: float) -> bool:
-        cache, client = self._redis()
-        return bool(client.eval(_RENEW, 2, *self._redis_keys(cache, key), token, _ms(lease)))
+    async def renew(self, key: str, token: str, lease: float) -> bool:
+        return bool(await self._client().eval(_RENEW, 2, *self._redis_keys(key), token, _ms(lease)))
 
-    def _release(self, key: str, token: str, ended: float | None) -> None:
-        cache, client = self._redis()
+    async def release(self, key: str, token: str, ended: float | None) -> None:
         end = "" if ended is None else repr(ended)
-        client.eval(_RELEASE, 2, *self._redis_keys(cache, key), token, end, STATE_TTL)
+        await self._client().eval(_RELEASE, 2, *self._redis_keys(key), token, end, STATE_TTL)
 
-    def _read(self, key: str) -> HostTimes:
-        cache, client = self._redis()
-        last_end, not_before, strikes = client.hmget(
-            self._redis_keys(cache, key)[1], "last_end", "not_before", "strikes"
+    async def times(self, key: str) -> HostTimes:
+        found = await self._client().hmget(
+            self._redis_keys(key)[1], "last_end", "not_before", "strikes"
         )
-        return HostTimes(
-            float(last_end) if last_end else None,
-            float(not_before) if not_before else float("-inf"),
-            int(strikes or 0),
-        )
+        return _times(*found)
 
-    def _defer(self, key: str, until: float) -> int:
-        cache, client = self._redis()
-        return int(client.eval(_DEFER, 2, *self._redis_keys(cache, key), repr(until), STATE_TTL))
+    async def defer(self, key: str, until: float) -> int:
+        keys = self._redis_keys(key)
+        return int(await self._client().eval(_DEFER, 2, *keys, repr(until), STATE_TTL))
 
-    def _clear(self, key: str) -> None:
-        cache, client = self._redis()
-        client.hdel(self._redis_keys(cache, key)[1], "strikes")
+    async def clear(self, key: str) -> None:
+        await self._client().hdel(self._redis_keys(key)[1], "strikes")
+
+    async def aclose(self) -> None:
+        """Close the client of the running event loop (the others went with their loops)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.aclose()
+
+
+def _times(last_end: Any, not_before: Any, strikes: Any) -> HostTimes:
+    return HostTimes(
+        float(last_end) if last_end else None,
+        float(not_before) if not_before else float("-inf"),
+        int(strikes or 0),
+    )
 
 
 def _ms(seconds: float) -> int:

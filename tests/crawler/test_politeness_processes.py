@@ -276,3 +276,34 @@ def test_fetchers_sharing_the_cache_take_turns_with_a_host_from_two_threads(slot
     visits = ledger.ordered()
     for before, after in zip(visits, visits[1:], strict=False):
         assert after.start >= before.end + 0.05 - CLOCK_TOLERANCE
+
+
+@pytest.mark.redis
+def test_slots_on_redis_are_taken_from_the_event_loop_without_a_worker_thread(slots_cache):
+    """Each fetch claims and frees its host's slot: on Redis that happens on the loop's own
+    connection, so no fetch waits for a thread of the loop's executor."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    submitted: list[str] = []
+
+    class Watched(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+            # asyncio.to_thread hands over partial(context.run, the function, its arguments).
+            called = (fn, *getattr(fn, "args", ()), *args)
+            submitted.extend(getattr(a, "__qualname__", "") for a in called)
+            return super().submit(fn, *args, **kwargs)
+
+    ledger = Ledger()
+    rules = SiteRules(crawl_delay=0, obey_robots=False, allow_private_network=True)
+
+    async def run(urls: list[str]) -> list[int | None]:
+        asyncio.get_running_loop().set_default_executor(Watched(2))
+        async with Fetcher(FetchPolicy(), slots=shared_slots(ALIAS)) as fetcher:
+            return [(await fetcher.fetch(url, rules)).status for url in urls]
+
+    with SiteServer() as server:
+        for n in range(3):
+            server.route(f"/p{n}", ledger.answer(page(f"page {n}")))
+        statuses = asyncio.run(run([server.url(f"/p{n}") for n in range(3)]))
+    assert statuses == [200, 200, 200]
+    assert not [name for name in submitted if "Slots" in name], submitted

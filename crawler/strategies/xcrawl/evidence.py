@@ -35,6 +35,7 @@ LEARNED_CAP = 0.15
 ITEM_CHARS = 600
 MAX_ITEM_LEVELS = 6  # an item is a few elements around its link, never the page
 STOPWORD_LANGUAGES = ("en", "it", "fr", "de", "es", "pt", "nl", "sv", "ru")
+_STEMS_KEPT = 20_000  # texts whose stems a run remembers
 _MIN_ITEM_STEPS = 4  # "html/body/div" is the page, not an item
 
 
@@ -47,10 +48,20 @@ class Evidence:
         self.needed = max(needed, 1e-9)
         self.synonyms = _synonym_stems(topic)
         self.learned: dict[str, float] = {}
+        self._stems: dict[str, frozenset[str]] = {}
 
     def stems(self, text: str) -> frozenset[str]:
-        """Return the stems of a text in the topic's language."""
-        return frozenset(stems(tokenize(text), self.language))
+        """Return the stems of a text in the topic's language.
+
+        Remembered: a site's menus, tags and sidebars give the same links the same words on
+        every page.
+        """
+        found = self._stems.get(text)
+        if found is None:
+            if len(self._stems) >= _STEMS_KEPT:
+                self._stems.clear()  # only time is lost
+            found = self._stems[text] = frozenset(stems(tokenize(text), self.language))
+        return found
 
     def score(self, found: Iterable[str]) -> float:
         """Return the evidence of a set of stems in [0, 1]."""

@@ -304,6 +304,11 @@ def test_slots_on_redis_are_taken_from_the_event_loop_without_a_worker_thread(sl
     with SiteServer() as server:
         for n in range(3):
             server.route(f"/p{n}", ledger.answer(page(f"page {n}")))
-        statuses = asyncio.run(run([server.url(f"/p{n}") for n in range(3)]))
+        statuses: list[int | None] = []
+        urls = [server.url(f"/p{n}") for n in range(3)]
+        # A thread of its own, as a crawl's fetching loop runs (this one may have a loop).
+        thread = threading.Thread(target=lambda: statuses.extend(asyncio.run(run(urls))))
+        thread.start()
+        thread.join(30)
     assert statuses == [200, 200, 200]
     assert not [name for name in submitted if "Slots" in name], submitted

@@ -131,7 +131,8 @@ class HostGate:
         1. Take the slot in the store, asking again while another process holds it (a
            holder that died frees it when its lease runs out); a host deferred for longer
            than `max_wait` raises at once.
-        2. Keep renewing the lease in the background until the slot is released.
+        2. Keep renewing the lease in the background, from a third of it on, until the slot
+           is released.
         3. Sleep out the host's delay or Retry-After, then let the request through.
         4. Record the request's end and free the slot, whatever happened.
         """
@@ -140,7 +141,13 @@ class HostGate:
             token = uuid.uuid4().hex
             times = await self._claim(host, token, max_wait)
             self._strikes[host] = times.strikes
-            keeper = asyncio.create_task(self._keep(host, token))
+            # A request that outlasts a third of the lease starts renewing it: most end first,
+            # and a timer costs less than a task started and cancelled for each.
+            keeping: list[asyncio.Task[None]] = []
+            timer = asyncio.get_running_loop().call_later(
+                self.lease / 3,
+                lambda: keeping.append(asyncio.ensure_future(self._keep(host, token))),
+            )
             ended: float | None = None
             try:
                 wait = times.wait(delay, self.now())
@@ -153,9 +160,11 @@ class HostGate:
                 finally:
                     ended = self.now()
             finally:
-                keeper.cancel()
-                with suppress(asyncio.CancelledError):
-                    await keeper
+                timer.cancel()
+                for keeper in keeping:
+                    keeper.cancel()
+                    with suppress(asyncio.CancelledError):
+                        await keeper
                 await self.slots.release(host, token, ended)
 
     async def _claim(self, host: str, token: str, max_wait: float) -> HostTimes:
@@ -170,11 +179,12 @@ class HostGate:
             await asyncio.sleep(random.uniform(*POLL_SECONDS))  # noqa: S311 - jitter only
 
     async def _keep(self, host: str, token: str) -> None:
+        """Renew the slot's lease now and every third of it."""
         while True:
-            await asyncio.sleep(self.lease / 3)
             if not await self.slots.renew(host, token, self.lease):
                 logger.warning("lost the politeness slot of %s: its lease ran out", host)
                 return
+            await asyncio.sleep(self.lease / 3)
 
     async def defer(self, host: str, retry_after: float | None, base: float, cap: float) -> float:
         """Keep the host unasked for a while after a 429/503; return the wait chosen.

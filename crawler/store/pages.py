@@ -288,7 +288,7 @@ def _link_rows(
     """Return the page's Link rows (values in `_LINK_COLUMNS` order), each link once per area."""
     seen: set[tuple[str, str]] = set()
     rows = []
-    for link in links[: crawler_settings().max_links_per_page]:
+    for link in links[: _max_links()]:
         key = (link.url, link.area_path)
         if key in seen or len(link.url) > 2083:
             continue
@@ -304,6 +304,16 @@ def _link_rows(
             )
         )
     return rows
+
+
+def _max_links() -> int:
+    """Return CRAWLER_MAX_LINKS_PER_PAGE, read once per batch of held writes."""
+    held = _held()
+    if held is None:
+        return crawler_settings().max_links_per_page
+    if held.max_links is None:
+        held.max_links = crawler_settings().max_links_per_page
+    return held.max_links
 
 
 _LINK_COLUMNS = ("from_page_id", "target_url", "target_page_id", "anchor", "area_path", "area_kind")
@@ -359,6 +369,7 @@ class _Held:
         self.updates: list[tuple[Page, tuple[str, ...]]] = []  # page, fields to write
         self.links: list[tuple[object, ...]] = []
         self.after: list[Callable[[], None]] = []  # what needs the rows above (version ids)
+        self.max_links: int | None = None  # the setting, read once for the batch
 
 
 _holding = threading.local()

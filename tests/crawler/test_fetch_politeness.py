@@ -210,3 +210,32 @@ def test_a_hosts_strikes_are_cleared_after_a_normal_answer_and_only_when_it_has_
     assert strikes == 1 and after.status == 200
     assert slots.clears == 1
     assert asyncio.run(slots.times("127.0.0.1:" + str(site.port))).strikes == 0
+
+
+def test_a_request_longer_than_the_lease_keeps_its_slot_and_a_short_one_never_renews():
+    """The lease of a slot held past a third of it is renewed until the request ends, so
+    another worker never takes the host meanwhile; a short request never renews it."""
+    from crawler.fetch.politeness import HostGate, SystemClock
+    from crawler.fetch.slots import MemorySlots
+
+    class Counting(MemorySlots):
+        renewals = 0
+
+        async def renew(self, key: str, token: str, lease: float) -> bool:
+            Counting.renewals += 1
+            return await super().renew(key, token, lease)
+
+    slots = Counting()
+    mine, theirs = HostGate(SystemClock(), slots, lease=0.3), HostGate(SystemClock(), slots)
+
+    async def run() -> tuple[bool, bool]:
+        async with mine.slot("host", 0.0, 5.0):
+            pass
+        short = Counting.renewals
+        async with mine.slot("host", 0.0, 5.0):
+            await asyncio.sleep(0.6)  # twice the lease
+            taken, _ = await theirs.slots.claim("host", "another worker", 0.3)
+        return short == 0, taken
+
+    short_never_renews, taken_meanwhile = asyncio.run(run())
+    assert short_never_renews and not taken_meanwhile and Counting.renewals >= 2

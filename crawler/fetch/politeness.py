@@ -139,7 +139,13 @@ class HostGate:
         lock = self._locks.setdefault(host, asyncio.Lock())
         async with lock:
             token = uuid.uuid4().hex
-            times = await self._claim(host, token, max_wait)
+            try:
+                times = await self._claim(host, token, max_wait)
+            except asyncio.CancelledError:
+                # The store may have given the slot as the fetch was cancelled (a run stopped
+                # midway): free it, or every worker waits out its lease for the host.
+                await self.slots.release(host, token, None)
+                raise
             self._strikes[host] = times.strikes
             # A request that outlasts a third of the lease starts renewing it: most end first,
             # and a timer costs less than a task started and cancelled for each.

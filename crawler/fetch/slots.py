@@ -274,10 +274,15 @@ class RedisSlots(CacheSlots):
         await self._client().hdel(self._redis_keys(key)[1], "strikes")
 
     async def aclose(self) -> None:
-        """Close the client of the running event loop (the others went with their loops)."""
-        client = self._clients.pop(asyncio.get_running_loop(), None)
+        """Close the idle connections of the running event loop's client.
+
+        A fetch still holding a slot (a run stopped midway) keeps its connection and its
+        client, so that freeing the slot, even as the fetch is cancelled, still reaches
+        Redis: a slot left taken would keep the host from every worker for a lease.
+        """
+        client = self._clients.get(asyncio.get_running_loop())
         if client is not None:
-            await client.aclose()
+            await client.connection_pool.disconnect(inuse_connections=False)
 
 
 def _times(last_end: Any, not_before: Any, strikes: Any) -> HostTimes:

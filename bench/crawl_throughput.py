@@ -348,7 +348,7 @@ def main() -> int:
                 best = results.get(name)
                 if best is None or result["pages"] / result["seconds"] > rate(best):
                     results[name] = result
-                spread.setdefault(name, []).append(result["pages"] / result["seconds"])
+                spread.setdefault(name, []).append(rate(result))
     finally:
         server.terminate()
         server.wait(10)
@@ -371,15 +371,14 @@ def main() -> int:
             print(
                 f"{label:<34}{r['pages']:>7.0f}{r['seconds']:>9.2f}{r['pages'] / r['seconds']:>10.1f}{r['peak_mb']:>10.1f}"
             )
-    ours = results["ours"]["pages"] / results["ours"]["seconds"]
-    scrapy = results["scrapy"]["pages"] / results["scrapy"]["seconds"]
+    ours, scrapy = rate(results["ours"]), rate(results["scrapy"])
     runs = "; ".join(
         f"{name} " + " / ".join(f"{value:.0f}" for value in values)
         for name, values in spread.items()
     )
     print(f"pages/s of every run, in order: {runs}")
     if "store" in results:
-        full = results["store"]["pages"] / results["store"]["seconds"] / scrapy
+        full = rate(results["store"]) / scrapy
         print(
             f"{'PASS' if full >= 1.0 else 'FAIL'}  whole crawl (fetch + analyze + store) / "
             f"Scrapy fetch-only: {full:.2f}x  (target >= 1.0)"

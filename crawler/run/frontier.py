@@ -33,7 +33,7 @@ from django.utils import timezone
 from crawler import canonical as urltools
 from crawler.models import Page, Site
 from crawler.run.shapes import ShapeWatch
-from crawler.store import pages as storage
+from crawler.store import held
 
 
 class Frontier:
@@ -199,12 +199,12 @@ class Frontier:
         In a batch of pages stored together (on PostgreSQL) the ids are reserved now, in
         order, and the rows are written with the batch's own, in one statement.
         """
-        if storage.holds_new_pages():
+        if held.holds_new_pages():
             if len(self._ids) < len(pages):
-                self._ids.extend(storage.reserve_page_ids(max(len(pages), _IDS_RESERVED)))
+                self._ids.extend(held.reserve_page_ids(max(len(pages), _IDS_RESERVED)))
             for page in pages:
                 page.pk = self._ids.popleft()
-            storage.hold_new_pages(pages, self._renumber)
+            held.hold_new_pages(pages, self._renumber)
             return
         # Ids reserved earlier are now smaller than the ones these pages get: the queue
         # hands out pages in id order, so they are not used.

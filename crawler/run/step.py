@@ -27,6 +27,7 @@ from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.models.hiddenweb import RunRender
 from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
+from crawler.store import held
 from crawler.store import pages as storage
 from crawler.store.pages import Extracted
 from crawler.strategies.base import ANNOUNCED, LinkRecord, PageObservation
@@ -106,12 +107,12 @@ def stored_together() -> Iterator[None]:
     A page processed inside opens no savepoint of its own (each costs round trips to the
     database): whatever fails rolls the whole transaction back, which keeps every page
     whole or absent. The pages' own rows are written together at the end
-    (`crawler.store.pages.writes_held`).
+    (`crawler.store.held.writes_held`).
     """
     if storing_together():
         yield
         return
-    with transaction.atomic(), storage.writes_held():
+    with transaction.atomic(), held.writes_held():
         if connection.vendor == "postgresql" and not getattr(_together, "relaxed", False):
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")  # see `commits_relaxed`
@@ -403,7 +404,7 @@ def _follow_redirect(
         return None
     storage.record_redirect(page, target_url, now=now)
     frontier.take([target_url])
-    storage.write_held()  # the target may have been stored earlier in this batch
+    held.write_held()  # the target may have been stored earlier in this batch
     return Page.objects.select_related("site").get(id=ids[target_url])
 
 

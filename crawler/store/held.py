@@ -3,18 +3,25 @@
 `crawler.store.pages` holds what it writes of each page here while `writes_held` is open (a
 crawl run stores a batch of pages in one transaction): the version, the page's own state
 and its links, and the frontier's new pages (`hold_new_pages`, their ids reserved from
-PostgreSQL's sequence). They are written together when the block ends, a few statements for
-the whole batch instead of a few per page. Until then the database does not show them:
-code inside the block reads a page just stored from memory, or calls `write_held` first.
+PostgreSQL's sequence). They are written together when the block ends: on PostgreSQL in one
+round trip, one statement per kind of row for the whole batch. Until then the database does
+not show them: code inside the block reads a page just stored from memory, or calls
+`write_held` first.
 """
 
 from __future__ import annotations
 
+import json
+import math
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from datetime import date, datetime, time
+from functools import cache
 
 from django.db import connection
+from django.db.models import Field, Model
+from django.utils.functional import Promise
 
 from crawler.conf import crawler_settings
 from crawler.models import Link, Page, PageVersion
@@ -60,20 +67,17 @@ def writes_held() -> Iterator[None]:
 
 
 def write_held() -> None:
-    """Write the rows held so far (see `writes_held`): versions, page states, links."""
+    """Write the rows held so far (see `writes_held`): new pages, versions, page states, links."""
     held = held_now()
     if held is None or not (held.new_pages or held.versions or held.updates or held.after):
         return
     _holding.held = _Held()
-    if held.new_pages:
-        remap = _insert_pages(held.new_pages)
-        if remap:  # stored meanwhile by another process: its id, not the reserved one
-            held.links = [(*row[:2], remap.get(row[2], row[2]), *row[3:]) for row in held.links]
-            for renumber in held.renumbered:
-                renumber(remap)
-    PageVersion.objects.bulk_create(held.versions)
-    _update_pages(held.updates)
-    insert_links(held.links)
+    if connection.vendor == "postgresql":
+        _write_together(held)
+    else:  # no held new pages here: `holds_new_pages` is PostgreSQL's only
+        PageVersion.objects.bulk_create(held.versions)
+        _update_pages(held.updates)
+        insert_links(held.links)
     for call in held.after:
         call()
 
@@ -107,54 +111,188 @@ def reserve_page_ids(count: int) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def _insert_pages(pages: list[Page]) -> dict[int, int]:
-    """Insert pages with their reserved ids, in one statement per 500; return {reserved id:
-    stored id} for the pages another process stored meanwhile (their rows are kept)."""
-    quote = connection.ops.quote_name
-    fields = Page._meta.concrete_fields
-    columns = ", ".join(quote(field.column) for field in fields)
-    row = "(" + ", ".join(["%s"] * len(fields)) + ")"
-    remap = {}
-    for start in range(0, len(pages), 500):
-        chunk = pages[start : start + 500]
-        params = [
-            field.get_db_prep_save(field.pre_save(page, True), connection)
-            for page in chunk
-            for field in fields
-        ]
-        with connection.cursor() as cursor:
-            # Our own table and column names; the values are parameters.
-            cursor.execute(
-                f"INSERT INTO {quote(Page._meta.db_table)} ({columns}) "  # noqa: S608
-                f"VALUES {', '.join([row] * len(chunk))} "
+def _write_together(held: _Held) -> None:
+    """Write a batch's held rows in one round trip to PostgreSQL.
+
+    One statement per kind of row, each reading the batch's rows of its kind from one JSON
+    parameter with the table's own row type (`json_populate_recordset`): a short statement
+    whatever the number of rows, whose rows the json module encodes in C, where a parameter
+    per value costs the driver Python work per value. The new pages come first, so the links
+    to them find them; a page another process stored meanwhile keeps its own id
+    (`_take_stored_ids`).
+    """
+    statements: list[tuple[str, str]] = []
+    if held.new_pages:
+        statements.append(
+            _insert(
+                Page,
+                _PAGE_FIELDS(),
+                held.new_pages,
                 "ON CONFLICT (site_id, url) DO UPDATE SET url = EXCLUDED.url RETURNING id, url",
-                params,
             )
-            stored = dict((url, page_id) for page_id, url in cursor.fetchall())
-        for page in chunk:
-            if stored[page.url] != page.pk:
-                remap[page.pk] = stored[page.url]
-                page.pk = stored[page.url]
-    return remap
+        )
+    if held.versions:
+        statements.append(_insert(PageVersion, _VERSION_FIELDS(), held.versions, "RETURNING id"))
+    statements.extend(_page_updates(held.updates))
+    if held.links:
+        statements.append(_link_insert(held.links))
+    with connection.cursor() as cursor:
+        # Our own table and column names; the rows are parameters.
+        cursor.execute(";\n".join(sql for sql, _ in statements), [rows for _, rows in statements])
+        stored = {}
+        if held.new_pages:
+            stored = {url: page_id for page_id, url in cursor.fetchall()}
+            cursor.nextset()
+        if held.versions:
+            for version, (version_id,) in zip(held.versions, cursor.fetchall(), strict=True):
+                version.pk = version_id
+                version._state.adding = False
+                version._state.db = connection.alias
+    if stored:
+        _take_stored_ids(held, stored)
+
+
+def _take_stored_ids(held: _Held, stored: dict[str, int]) -> None:
+    """Give the new pages another process stored first that process's ids, in memory and in
+    the links just written to them (their foreign keys are checked at commit)."""
+    remap = {}
+    for page in held.new_pages:
+        if stored[page.url] != page.pk:
+            remap[page.pk] = stored[page.url]
+            page.pk = stored[page.url]
+    if not remap:
+        return
+    table, column = _quote(Link._meta.db_table), _quote(Link._meta.get_field("target_page").column)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET {column} = moved.stored "  # noqa: S608
+            f"FROM unnest(%s::bigint[], %s::bigint[]) AS moved(reserved, stored) "
+            f"WHERE {table}.{column} = moved.reserved",
+            [list(remap), list(remap.values())],
+        )
+    for renumber in held.renumbered:
+        renumber(remap)
+
+
+def _quote(name: str) -> str:
+    return connection.ops.quote_name(name)
+
+
+@cache
+def _PAGE_FIELDS() -> tuple[Field, ...]:  # noqa: N802 - a constant once the models are loaded
+    return tuple(Page._meta.concrete_fields)
+
+
+@cache
+def _VERSION_FIELDS() -> tuple[Field, ...]:  # noqa: N802 - a constant once the models are loaded
+    return tuple(f for f in PageVersion._meta.concrete_fields if not f.primary_key)
+
+
+def _records(columns: Sequence[str], rows: Iterable[Sequence[object]]) -> str:
+    """Return rows of column values as a JSON array of objects, the text
+    `json_populate_recordset` reads into the table's row type (each value by its column's
+    input function: timestamps as ISO text, bytea as \\x-hex, jsonb columns as JSON)."""
+    return json.dumps(
+        [dict(zip(columns, row, strict=True)) for row in rows],
+        default=_json_value,
+        allow_nan=False,
+        separators=(",", ":"),
+    )
+
+
+def _json_value(value: object) -> object:
+    """Return a value json cannot write as the text its column type reads."""
+    if isinstance(value, datetime | date | time):
+        return value.isoformat()
+    if isinstance(value, bytes | bytearray | memoryview):
+        return "\\x" + bytes(value).hex()
+    if isinstance(value, Promise):  # a lazy translation
+        return str(value)
+    raise TypeError(f"cannot store a {type(value).__name__} value")
+
+
+def _field_value(field: Field, row: Model, add: bool) -> object:
+    """Return the value a field of a model instance is stored with, as JSON can carry it."""
+    value = field.pre_save(row, add)
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value).replace("inf", "Infinity").replace("nan", "NaN")  # float8's spelling
+    return value
+
+
+def _from_records(model: type[Model], alias: str = "") -> str:
+    table = _quote(model._meta.db_table)
+    return f"json_populate_recordset(NULL::{table}, %s::json){alias}"
+
+
+def _insert(
+    model: type[Model], fields: Sequence[Field], rows: Sequence[Model], tail: str
+) -> tuple[str, str]:
+    """Return an INSERT of `rows` (model instances) from JSON records, and the records."""
+    columns = [field.column for field in fields]
+    names = ", ".join(_quote(column) for column in columns)
+    sql = (
+        f"INSERT INTO {_quote(model._meta.db_table)} ({names}) "  # noqa: S608
+        f"SELECT {names} FROM {_from_records(model)} {tail}"
+    )
+    records = _records(columns, ([_field_value(f, row, True) for f in fields] for row in rows))
+    return sql, records
+
+
+def _page_updates(updates: list[tuple[Page, tuple[str, ...]]]) -> list[tuple[str, str]]:
+    """Return one UPDATE per run of pages with the same fields (see `_update_pages`), each
+    from JSON records; a page twice in a run is written with its last state."""
+    table = _quote(Page._meta.db_table)
+    statements = []
+    for names, pages in _runs(updates):
+        last = {page.pk: page for page in pages}
+        fields = [Page._meta.get_field(name) for name in names]
+        assignments = ", ".join(
+            f"{_quote(field.column)} = held.{_quote(field.column)}" for field in fields
+        )
+        sql = (
+            f"UPDATE {table} SET {assignments} "  # noqa: S608
+            f"FROM {_from_records(Page, ' AS held')} WHERE {table}.id = held.id"
+        )
+        rows = ([*(_field_value(f, page, False) for f in fields), pk] for pk, page in last.items())
+        statements.append((sql, _records([*(f.column for f in fields), "id"], rows)))
+    return statements
+
+
+def _link_insert(rows: list[tuple[object, ...]]) -> tuple[str, str]:
+    """Return an INSERT of Link rows (values in `_LINK_COLUMNS` order) from JSON records,
+    and the records."""
+    names = ", ".join(_quote(column) for column in _LINK_COLUMNS)
+    sql = (
+        f"INSERT INTO {_quote(Link._meta.db_table)} ({names}) "  # noqa: S608
+        f"SELECT {names} FROM {_from_records(Link)}"
+    )
+    return sql, _records(_LINK_COLUMNS, rows)
+
+
+def _runs(
+    updates: list[tuple[Page, tuple[str, ...]]],
+) -> list[tuple[tuple[str, ...], list[Page]]]:
+    """Group updates into runs of pages with the same fields, in the order given."""
+    runs: list[tuple[tuple[str, ...], list[Page]]] = []
+    for page, names in updates:
+        if not runs or runs[-1][0] != names:
+            runs.append((names, []))
+        runs[-1][1].append(page)
+    return runs
 
 
 def _update_pages(updates: list[tuple[Page, tuple[str, ...]]]) -> None:
     """Write the named fields of each page, in the order given (a page written twice keeps
     its last state): one statement per run of pages with the same fields, run per page."""
-    quote = connection.ops.quote_name
-    table = quote(Page._meta.db_table)
-    runs: list[tuple[tuple[str, ...], list[list[object]]]] = []
-    for page, names in updates:
-        if not runs or runs[-1][0] != names:
-            runs.append((names, []))
+    table = _quote(Page._meta.db_table)
+    for names, pages in _runs(updates):
         fields = [Page._meta.get_field(name) for name in names]
-        runs[-1][1].append(
-            [field.get_db_prep_save(getattr(page, field.attname), connection) for field in fields]
+        assignments = ", ".join(f"{_quote(field.column)} = %s" for field in fields)
+        rows = [
+            [field.get_db_prep_save(field.pre_save(page, False), connection) for field in fields]
             + [page.pk]
-        )
-    for names, rows in runs:
-        columns = (Page._meta.get_field(name).column for name in names)
-        assignments = ", ".join(f"{quote(column)} = %s" for column in columns)
+            for page in pages
+        ]
         with connection.cursor() as cursor:
             # Our own table and column names; the values are parameters.
             cursor.executemany(f"UPDATE {table} SET {assignments} WHERE id = %s", rows)  # noqa: S608

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 import pytest
+import time_machine
 
 from crawler.fetch.result import FetchResult
 from crawler.models import Link, Page, PageVersion, Site
@@ -106,3 +109,79 @@ def test_a_crawl_run_relaxes_commits_for_its_connection_only_while_it_runs(db):
     with commits_relaxed():
         assert setting() in (None, "off")
     assert setting() == before
+
+
+# Text that quoting gets wrong: quotes, backslashes, braces and commas (array and JSON
+# syntax), non-ASCII letters and a character outside the Basic Multilingual Plane.
+AWKWARD = 'Quote " back\\slash {brace}, comma \\x41 Ærø 😀'
+
+
+def stored_rows(site: Site) -> dict[str, object]:
+    """Return what is stored of a site's pages, without ids and the site."""
+    pages, versions, links = {}, {}, set()
+    for page in Page.objects.filter(site=site):
+        row = {f.attname: getattr(page, f.attname) for f in Page._meta.concrete_fields}
+        pages[page.url.removeprefix(site.root_url)] = {
+            k: v for k, v in row.items() if k not in ("id", "site_id", "url")
+        }
+    for version in PageVersion.objects.filter(page__site=site).select_related("page"):
+        row = {f.attname: getattr(version, f.attname) for f in PageVersion._meta.concrete_fields}
+        row["body"] = version.raw_body()
+        versions[version.page.url.removeprefix(site.root_url)] = {
+            k: v for k, v in row.items() if k not in ("id", "page_id", "run_id")
+        }
+    for link in Link.objects.filter(from_page__site=site).select_related("from_page"):
+        target = link.target_page.url if link.target_page else None
+        links.add(
+            (
+                link.from_page.url.removeprefix(site.root_url),
+                link.target_url.removeprefix(site.root_url),
+                target and target.removeprefix(site.root_url),
+                link.anchor,
+                link.area_path,
+                link.area_kind,
+            )
+        )
+    return {"pages": pages, "versions": versions, "links": links}
+
+
+@pytest.mark.parametrize("held", [True, False], ids=["held", "one-by-one"])
+def test_rows_written_together_equal_the_rows_written_one_by_one(held):
+    """Every column of pages, versions and links arrives as the ORM writes it, awkward text,
+    bodies, JSON analyses, times and empty values included."""
+
+    def crawl_site(root: str, together: bool) -> Site:
+        site = Site.objects.create(name=root, root_url=root, max_depth=5)
+        answers = {
+            "a": html(AWKWARD, "/c?q=1", "/b", "/d"),
+            "b": html("B " + AWKWARD[::-1], "/a", "/c?q=1"),
+        }
+        with time_machine.travel("2026-03-04 05:06:07.891234+00:00", tick=False):
+            frontier = Frontier(site)
+            frontier.add([root + "a", root + "b"], depth=1)
+            with stored_together() if together else nullcontext():
+                for name, body in answers.items():
+                    process(frontier, None, page(frontier, root + name), answer(root + name, body))
+        return site
+
+    mine = stored_rows(crawl_site("http://127.0.0.1:9/", held))
+    reference = stored_rows(crawl_site("http://127.0.0.2:9/", together=False))
+    assert mine == reference
+    assert mine["versions"]["a"]["title"] == AWKWARD
+    assert any(link[3] == "/c?q=1" for link in mine["links"])
+
+
+def test_a_page_held_twice_keeps_its_last_state_and_infinite_rates_are_stored(frontier):
+    from crawler.store.held import held_now, writes_held
+
+    stale, fresh = page(frontier, ROOT + "a"), page(frontier, ROOT + "a")
+    other = page(frontier, ROOT + "b")
+    stale.title, fresh.title = "stale", "fresh"
+    other.title, other.change_rate = "other", float("inf")
+    with writes_held():
+        held = held_now()
+        held.updates += [(stale, ("title",)), (other, ("title", "change_rate"))]
+        held.updates += [(fresh, ("title",)), (stale, ("title",)), (fresh, ("title",))]
+    assert Page.objects.get(id=fresh.id).title == "fresh"
+    stored = Page.objects.get(id=other.id)
+    assert (stored.title, stored.change_rate) == ("other", float("inf"))

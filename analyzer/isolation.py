@@ -15,6 +15,11 @@ the analyzer only, so starting it costs a fraction of a second once, not per pag
 `Pool` holds several such children for callers that analyse pages side by side (a crawl
 run analyses the pages it fetched while it stores earlier ones).
 
+A caller may have the child read the page further beside its analysis (`Reader`: a function
+defined at a module's top level, which the child imports, and its last arguments): the
+reading runs under the same caps, and its result comes back with the analysis, or None
+if it raised (the child prints why on its standard error, which is the caller's).
+
 Frames are a length and a pickle; both ends are this module, run by the same interpreter.
 """
 
@@ -29,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -40,6 +46,9 @@ _HEADER = struct.Struct("!Q")
 _READY = b"ready"
 _START_SECONDS = 30.0  # longest wait for a new child to import the analyzer
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])
+
+# function(html, url, analysis, *args), and args: what a caller has the child read besides.
+Reader = tuple[Callable[..., Any], tuple[Any, ...]]
 
 
 class AnalysisLimitError(AnalyzerError):
@@ -76,11 +85,23 @@ class Isolated:
         self, html: str | bytes, url: str | None = None, *, declared_encoding: str | None = None
     ) -> PageAnalysis:
         """Return analyze(html, url) as computed in the child; raise AnalyzerError as it does."""
+        return self.analyze_and_read(html, url, declared_encoding=declared_encoding)[0]
+
+    def analyze_and_read(
+        self,
+        html: str | bytes,
+        url: str | None = None,
+        *,
+        reader: Reader | None = None,
+        declared_encoding: str | None = None,
+    ) -> tuple[PageAnalysis, Any]:
+        """Return analyze(html, url) and what `reader` read of the page, both computed in the
+        child (None without a reader, or when it raised); raise AnalyzerError as analyze does."""
         with self._lock:
             child = self._ready_child()
             assert child.stdin is not None and child.stdout is not None
             try:
-                _send(child.stdin, (html, url, declared_encoding))
+                _send(child.stdin, (html, url, declared_encoding, reader))
                 answer = _receive(child.stdout, self.seconds or None)
             except TimeoutError:
                 self.close()
@@ -95,7 +116,7 @@ class Isolated:
         kind, *rest = answer
         if kind == "ok":
             analysis: PageAnalysis = rest[0]
-            return analysis
+            return analysis, rest[1]
         if kind == "memory":
             self.close()  # a MemoryError may have left the child half-broken
             raise AnalysisMemoryError(
@@ -177,9 +198,23 @@ class Pool:
         self, html: str | bytes, url: str | None = None, *, declared_encoding: str | None = None
     ) -> PageAnalysis:
         """Return analyze(html, url) as computed in one of the children (see Isolated)."""
+        return self.analyze_and_read(html, url, declared_encoding=declared_encoding)[0]
+
+    def analyze_and_read(
+        self,
+        html: str | bytes,
+        url: str | None = None,
+        *,
+        reader: Reader | None = None,
+        declared_encoding: str | None = None,
+    ) -> tuple[PageAnalysis, Any]:
+        """Return the analysis and the reading of a page, from one of the children (see
+        Isolated.analyze_and_read)."""
         isolated = self._take()
         try:
-            return isolated.analyze(html, url, declared_encoding=declared_encoding)
+            return isolated.analyze_and_read(
+                html, url, reader=reader, declared_encoding=declared_encoding
+            )
         finally:
             with self._free:
                 self._idle.append(isolated)
@@ -220,16 +255,56 @@ def analyze_isolated(
 
     With neither cap (both 0) the page is analysed in this process.
     """
+    return analyze_and_read_isolated(
+        html,
+        url,
+        declared_encoding=declared_encoding,
+        memory_bytes=memory_bytes,
+        seconds=seconds,
+        processes=processes,
+    )[0]
+
+
+def analyze_and_read_isolated(
+    html: str | bytes,
+    url: str | None = None,
+    *,
+    reader: Reader | None = None,
+    declared_encoding: str | None = None,
+    memory_bytes: int,
+    seconds: float,
+    processes: int = 1,
+) -> tuple[PageAnalysis, Any]:
+    """Analyse one page as `analyze_isolated` does, and read it with `reader` in the same
+    process; return the analysis and the reading (None without a reader, or if it raised)."""
     if not memory_bytes and not seconds:
         from analyzer.pipeline import analyze
 
-        return analyze(html, url, declared_encoding=declared_encoding)
+        analysis = analyze(html, url, declared_encoding=declared_encoding)
+        return analysis, _read_page(reader, html, url, analysis)
     with _shared_lock:
         pool = _shared.get((memory_bytes, seconds))
         if pool is None:
             pool = _shared[(memory_bytes, seconds)] = Pool(memory_bytes, seconds, processes)
         pool.size = max(pool.size, processes)
-    return pool.analyze(html, url, declared_encoding=declared_encoding)
+    return pool.analyze_and_read(html, url, reader=reader, declared_encoding=declared_encoding)
+
+
+def _read_page(reader: Reader | None, html: str | bytes, url: str | None, analysis: Any) -> Any:
+    """Return what `reader` reads of an analysed page; None without one, or if it raised
+    (printed on standard error: a fault of the reader must not cost the page its analysis)."""
+    if reader is None:
+        return None
+    function, args = reader
+    try:
+        return function(html, url, analysis, *args)
+    except MemoryError:
+        raise
+    except Exception:  # noqa: BLE001 - reported, and the page keeps its analysis
+        import traceback
+
+        traceback.print_exc(file=sys.stderr)
+        return None
 
 
 def _send(stream: IO[bytes], value: Any) -> None:
@@ -277,14 +352,12 @@ def serve(memory_bytes: int) -> None:
     _send(stdout, _READY)
     while True:
         try:
-            html, url, declared_encoding = _receive(stdin, None)
+            html, url, declared_encoding, reader = _receive(stdin, None)
         except EOFError:
             return
         try:
-            answer: tuple[Any, ...] = (
-                "ok",
-                analyze(html, url, declared_encoding=declared_encoding),
-            )
+            analysis = analyze(html, url, declared_encoding=declared_encoding)
+            answer: tuple[Any, ...] = ("ok", analysis, _read_page(reader, html, url, analysis))
             data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
         except MemoryError:
             _send(stdout, ("memory",))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from analyzer.errors import AnalyzerError
-from analyzer.isolation import analyze_isolated
+from analyzer.isolation import Reader, analyze_and_read_isolated
 from analyzer.model import PageAnalysis
 from crawler.conf import MIB, analysis_settings
 from crawler.extract.feeds import DiscoveryError, feed_links, parse_feed, parse_sitemap
@@ -33,7 +33,7 @@ class Ahead:
     error: Exception | None = None  # what analysing raised, raised again by `extract`
     digest: str = ""  # the body's content hash
     packed: bytes | None = None  # the body as a version keeps it
-    read: Any = None  # what the crawl's strategy read of it (`Strategy.read_ahead`)
+    read: Any = None  # what the crawl's strategy had read of it (`Strategy.read_ahead`)
 
 
 def extract(fetched: FetchResult, canonical: Canonical, ahead: Ahead | None = None) -> Extracted:
@@ -67,37 +67,33 @@ def _analysis(fetched: FetchResult, base: str, ahead: Ahead | None) -> PageAnaly
     return ahead.analysis
 
 
-async def analyse_ahead(
-    fetched: FetchResult, read: Callable[[FetchResult], Any] | None = None
-) -> Ahead | None:
+async def analyse_ahead(fetched: FetchResult, reader: Reader | None = None) -> Ahead | None:
     """Analyse the page `extract` would analyse, in an analysing process, without blocking
     the event loop; None for a body `extract` does not analyse (an error, a feed...).
 
     A crawl run calls it for each page as it arrives, so that the pages in flight are
     analysed side by side (up to CRAWLER_ANALYSIS_PROCESSES at once) while it stores earlier
-    ones, and `extract` finds the work done. `read` (the strategy's `read_ahead`) reads
-    the page in the same worker thread.
+    ones, and `extract` finds the work done. `reader` (the strategy's `read_ahead`) reads
+    the page in the analysing process beside its analysis.
     """
     if not fetched.succeeded or fetched.body.startswith(b"\x1f\x8b"):
         return None
     if content_kind(fetched.content_type, fetched.body) != "html":
         return None
-    return await asyncio.to_thread(_ahead, fetched, read)
+    return await asyncio.to_thread(_ahead, fetched, reader)
 
 
-def _ahead(fetched: FetchResult, read: Callable[[FetchResult], Any] | None) -> Ahead:
-    # Hashing and packing the body (and parsing it, for most of what `read` does) let other
-    # threads run meanwhile: done here, off the thread that stores pages.
-    done = {
-        "digest": content_hash(fetched.body),
-        "packed": pack_body(fetched.body),
-        "read": read(fetched) if read is not None else None,
-    }
+def _ahead(fetched: FetchResult, reader: Reader | None) -> Ahead:
+    # Hashing and packing the body let other threads run meanwhile: done here, off the
+    # thread that stores pages.
+    done = {"digest": content_hash(fetched.body), "packed": pack_body(fetched.body)}
     try:
-        analysis = analyze_page(fetched.body, fetched.final_url or fetched.url, fetched.charset)
+        analysis, read = analyze_page_and_read(
+            fetched.body, fetched.final_url or fetched.url, fetched.charset, reader
+        )
     except Exception as exc:  # noqa: BLE001 - raised again where the page is stored
         return Ahead(error=exc, **done)
-    return Ahead(analysis=analysis, **done)
+    return Ahead(analysis=analysis, read=read, **done)
 
 
 def analyze_page(body: bytes, url: str, encoding: str | None = None) -> PageAnalysis:
@@ -105,10 +101,19 @@ def analyze_page(body: bytes, url: str, encoding: str | None = None) -> PageAnal
 
     Raises AnalyzerError, AnalysisLimitError included (over a cap: the page is refused).
     """
+    return analyze_page_and_read(body, url, encoding, None)[0]
+
+
+def analyze_page_and_read(
+    body: bytes, url: str, encoding: str | None, reader: Reader | None
+) -> tuple[PageAnalysis, Any]:
+    """Analyse a page as `analyze_page` does, and read it with `reader` in the same analysing
+    process (see `analyzer.isolation.analyze_and_read_isolated`; None without a reader)."""
     caps = analysis_settings()
-    return analyze_isolated(
+    return analyze_and_read_isolated(
         body,
         url,
+        reader=reader,
         declared_encoding=encoding,
         memory_bytes=caps.memory_mb * MIB,
         seconds=caps.seconds,

@@ -276,7 +276,7 @@ class RunLoop:
         )
         if page.last_fetched_at is not None:
             return fetched, None
-        return fetched, await analyse_ahead(fetched, self.strategy.read_ahead)
+        return fetched, await analyse_ahead(fetched, self.strategy.read_ahead(fetched))
 
     def _search_forms(self, loop: LoopThread, fetcher: FetchBackend, budget: int) -> None:
         """Make the registered run passes (hidden-web form search among them), in order."""

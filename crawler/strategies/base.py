@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
@@ -113,12 +114,15 @@ class Strategy(ABC):
     def observe(self, observation: PageObservation) -> None:
         """Learn from one fetched (or failed) page."""
 
-    def read_ahead(self, fetched: FetchResult) -> Any:
-        """Read what `observe` will want of a new page's body, as soon as it arrives.
+    def read_ahead(self, fetched: FetchResult) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        """Say what `observe` will want read of a new page, as soon as it arrives: a function
+        defined at a module's top level, without Django, and its last arguments.
 
-        Called in a worker thread, side by side with the run storing earlier pages: it must
-        not touch the database or state that `observe` changes. The result reaches `observe`
-        as `PageObservation.read_ahead`. Default: nothing.
+        The analysing process that analyses the page calls `function(body, url, analysis,
+        *args)` beside the analysis (`analyzer.isolation`), so neither the run's storing
+        thread nor its interpreter spends time on it; its result (None if it failed)
+        reaches `observe` as `PageObservation.read_ahead`. Called on the run's event loop:
+        it must be quick and must not touch the database. Default: nothing to read.
         """
         return None
 

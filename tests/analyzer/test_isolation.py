@@ -3,6 +3,7 @@ process is replaced, and the next page of the same worker is analysed as usual."
 
 from __future__ import annotations
 
+import os
 import time
 
 import pytest
@@ -13,8 +14,10 @@ from analyzer.isolation import (
     AnalysisMemoryError,
     AnalysisTimeoutError,
     Isolated,
+    analyze_and_read_isolated,
     analyze_isolated,
 )
+from tests.analyzer import readers
 from tests.analyzer.pages import article_page
 
 
@@ -95,6 +98,50 @@ def test_without_caps_the_page_is_analysed_in_this_process():
     analysis = analyze_isolated(ARTICLE, "https://x.example/", memory_bytes=0, seconds=0)
 
     assert analysis == analyze(ARTICLE, "https://x.example/")
+
+
+def test_a_reader_reads_the_page_in_the_analysing_process_beside_its_analysis(isolated):
+    guard = isolated(memory_mb=512, seconds=10)
+    url = "https://news.example.com/story"
+
+    analysis, read = guard.analyze_and_read(ARTICLE, url, reader=(readers.where_and_what, ("tag",)))
+
+    assert analysis == analyze(ARTICLE, url)
+    assert read == (guard._child.pid, len(ARTICLE), url, analysis.title, "tag")
+    assert read[0] != os.getpid()
+
+
+def test_a_failing_reader_costs_the_page_nothing_but_its_reading_and_says_why(isolated, capfd):
+    guard = isolated(memory_mb=512, seconds=10)
+
+    analysis, read = guard.analyze_and_read(ARTICLE, reader=(readers.broken, ()))
+
+    assert read is None
+    assert analysis.kind == "information"
+    assert "a fault of the reader's own" in capfd.readouterr().err
+    assert guard.analyze_and_read(ARTICLE, reader=(readers.where_and_what, ("next",)))[1]
+
+
+def test_a_reader_is_held_to_the_memory_cap_like_the_analysis(isolated):
+    guard = isolated(memory_mb=200)
+
+    with pytest.raises(AnalysisMemoryError):
+        guard.analyze_and_read(ARTICLE, reader=(readers.greedy, (400,)))
+    analysis, read = guard.analyze_and_read(ARTICLE, reader=(readers.greedy, (1,)))
+
+    assert analysis.kind == "information" and read == MIB
+
+
+def test_without_caps_the_reader_reads_in_this_process():
+    analysis, read = analyze_and_read_isolated(
+        ARTICLE,
+        "https://x.example/",
+        reader=(readers.where_and_what, ("here",)),
+        memory_bytes=0,
+        seconds=0,
+    )
+
+    assert read == (os.getpid(), len(ARTICLE), "https://x.example/", analysis.title, "here")
 
 
 # --- Through the crawl task in a real Celery worker ------------------------------------------

@@ -359,13 +359,13 @@ def test_new_pages_are_analysed_as_they_arrive_off_the_thread_that_stores_them(s
     from crawler.extract import page as extract_module
 
     threads: list[str] = []
-    analyze_page = extract_module.analyze_page
+    analyze_page_and_read = extract_module.analyze_page_and_read
 
     def recorded(*args, **kwargs):
         threads.append(threading.current_thread().name)
-        return analyze_page(*args, **kwargs)
+        return analyze_page_and_read(*args, **kwargs)
 
-    monkeypatch.setattr(extract_module, "analyze_page", recorded)
+    monkeypatch.setattr(extract_module, "analyze_page_and_read", recorded)
     paths = news_site(server, articles=4)
     site = make_site(server)
     crawl(site)

@@ -195,23 +195,23 @@ def test_an_unfetched_page_weighs_the_mean_of_its_authority_estimate_and_its_pag
 
 
 @pytest.mark.django_db
-def test_xcrawl_reads_each_new_pages_list_items_as_it_arrives_off_the_storing_thread(
-    topic, monkeypatch
-):
-    """The list items around a new page's links are read in the worker that analyses it;
-    what reaches `observe` is what reading the stored body there would give."""
-    import threading
+def test_xcrawl_has_each_new_page_read_in_the_process_that_analyses_it(topic, monkeypatch):
+    """The list items around a new page's links and the stems of its words are read in the
+    analysing process beside the analysis, not in the crawl's process; what reaches
+    `observe` is what reading the stored page gives."""
+    import os
 
+    from crawler import reading
+    from crawler.reading import Reading, dom_item_texts, page_words
     from crawler.strategies.xcrawl import strategy as xcrawl_module
-    from crawler.strategies.xcrawl.evidence import dom_item_texts
 
-    read: dict[str, tuple[str, dict]] = {}
+    readers: list[object] = []
     read_ahead = xcrawl_module.XCrawl.read_ahead
 
     def recorded(self, fetched):
-        texts = read_ahead(self, fetched)
-        read[fetched.url] = (threading.current_thread().name, texts)
-        return texts
+        reader = read_ahead(self, fetched)
+        readers.append(reader)
+        return reader
 
     observed: dict[str, object] = {}
     observe = xcrawl_module.XCrawl.observe
@@ -220,16 +220,25 @@ def test_xcrawl_reads_each_new_pages_list_items_as_it_arrives_off_the_storing_th
         observed[observation.url] = observation.read_ahead
         return observe(self, observation)
 
+    def read_here(*args):  # the crawl process must never read a page itself
+        raise AssertionError(f"read in the crawl's process {os.getpid()}")
+
     monkeypatch.setattr(xcrawl_module.XCrawl, "read_ahead", recorded)
     monkeypatch.setattr(xcrawl_module.XCrawl, "observe", observing)
+    monkeypatch.setattr(reading, "dom_item_texts", read_here)
+    monkeypatch.setattr(reading, "page_words", read_here)
     with SiteServer() as server:
         small_shop().serve(server)
         site = make_site(server, page_budget=30, strategy=Site.Strategy.XCRAWL)
         crawl(site, seed=3, render_shells="off")
-    assert len(read) >= 20
-    assert threading.main_thread().name not in {thread for thread, _ in read.values()}
+    monkeypatch.undo()
+    given = [reader for reader in readers if reader is not None]  # None: an empty body
+    assert len(given) >= 20
+    assert all(function is reading.read_page for function, _ in given)
     canonical = Frontier(site).canonical
-    for url, (_, texts) in read.items():
-        assert observed[url] == texts
+    read = {url: value for url, value in observed.items() if isinstance(value, Reading)}
+    assert len(read) >= 20
+    for url, value in read.items():
         body = Page.objects.get(site=site, url=url).latest_version().raw_body()
-        assert texts == dom_item_texts(body, url, canonical)
+        assert value.items == dom_item_texts(body, url, canonical)
+        assert value.words == page_words(analyze(body, url), topic.language)

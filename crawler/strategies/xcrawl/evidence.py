@@ -17,13 +17,10 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
-from urllib.parse import urljoin
-
-import lxml.html
-from lxml import etree
 
 from analyzer.text import stems, stopwords, synonyms, tokenize
 from crawler.canonical import url_shape
+from crawler.reading import ITEM_CHARS, MIN_ITEM_STEPS
 from crawler.topic import Topic
 
 SYNONYM_WEIGHT = 0.8
@@ -32,11 +29,8 @@ LEARNED_WEIGHT = 0.2  # the most one learnt term adds
 # (priority.PRIOR_YIELD), so learnt terms order posts among themselves and beat barren
 # lists, but never send the crawl after every page sharing a common word.
 LEARNED_CAP = 0.15
-ITEM_CHARS = 600
-MAX_ITEM_LEVELS = 6  # an item is a few elements around its link, never the page
 STOPWORD_LANGUAGES = ("en", "it", "fr", "de", "es", "pt", "nl", "sv", "ru")
 _STEMS_KEPT = 20_000  # texts whose stems a run remembers
-_MIN_ITEM_STEPS = 4  # "html/body/div" is the page, not an item
 
 
 class Evidence:
@@ -189,7 +183,7 @@ def item_texts(links: Iterable[Any], canonical: Callable[[str], str]) -> dict[st
     items: dict[str, list[str]] = {}
     for url, shape, steps, text in rows:
         root = "/".join(steps)
-        for depth in range(len(steps) - 1, _MIN_ITEM_STEPS - 1, -1):
+        for depth in range(len(steps) - 1, MIN_ITEM_STEPS - 1, -1):
             prefix = "/".join(steps[:depth])
             if below.get((prefix, shape), set()) - {url}:
                 break
@@ -197,51 +191,3 @@ def item_texts(links: Iterable[Any], canonical: Callable[[str], str]) -> dict[st
         block = " ".join(dict.fromkeys(texts_at.get(root, [text])))
         items.setdefault(url, []).append(block[:ITEM_CHARS])
     return {url: " ".join(dict.fromkeys(blocks)) for url, blocks in items.items()}
-
-
-def dom_item_texts(
-    body: bytes,
-    base: str,
-    canonical: Callable[[str], str],
-    wanted: Callable[[str], bool] = lambda url: True,
-) -> dict[str, str]:
-    """Return, per canonical link target, the text of the list item(s) holding it, from the DOM.
-
-    As `item_texts`, with every word of the item (a category label printed as plain text,
-    an excerpt), not only the words of its links; only for the targets `wanted` admits
-    (pages not fetched yet), climbing at most `MAX_ITEM_LEVELS` elements.
-    """
-    try:
-        root = lxml.html.fromstring(body)
-    except (etree.ParserError, ValueError):
-        return {}
-    anchors = []
-    below: dict[tuple[Any, str], set[str]] = {}
-    for anchor in root.iter("a"):
-        href = anchor.get("href")
-        if not href or href.startswith(("#", "javascript:", "mailto:")):
-            continue
-        try:
-            url = canonical(urljoin(base, href.strip()))
-        except ValueError:
-            continue
-        shape = url_shape(url)
-        ancestors = list(anchor.iterancestors())
-        anchors.append((anchor, url, shape, ancestors))
-        for element in ancestors:
-            below.setdefault((element, shape), set()).add(url)
-    items: dict[str, list[str]] = {}
-    texts: dict[Any, str] = {}
-    for anchor, url, shape, ancestors in anchors:
-        if not wanted(url):
-            continue
-        item = anchor
-        top = min(MAX_ITEM_LEVELS, max(0, len(ancestors) - _MIN_ITEM_STEPS + 1))
-        for element in ancestors[:top]:
-            if below[(element, shape)] - {url}:
-                break
-            item = element
-        if item not in texts:
-            texts[item] = " ".join(" ".join(item.itertext()).split())[:ITEM_CHARS]
-        items.setdefault(url, []).append(texts[item])
-    return {url: " ".join(dict.fromkeys(texts)) for url, texts in items.items()}

@@ -32,28 +32,27 @@ from __future__ import annotations
 import logging
 import re
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from django.db.models import Q
 from django.utils import timezone
 
-from analyzer.text import stems, tokenize
-from crawler import canonical as urltools
 from crawler.canonical import is_pager_link, pager_key, pager_url, url_shape
 from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.fetch.result import FetchResult
 from crawler.models import Link, Page
 from crawler.models.sitesearch import SiteSearch
 from crawler.models.xcrawl import PageVerdict
+from crawler.reading import PageWords, Reading, dom_item_texts, page_words, read_page
 from crawler.sitesearch.template import is_search_url
 from crawler.strategies.base import ANNOUNCED, PageObservation, Strategy, register
 from crawler.strategies.xcrawl.authorities import GetAuthorities
 from crawler.strategies.xcrawl.evidence import (
     Evidence,
     LearnedTerms,
-    dom_item_texts,
     item_texts,
 )
 from crawler.strategies.xcrawl.graph import WebGraph
@@ -62,7 +61,6 @@ from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens, topic
 from crawler.strategies.xcrawl.samples import sample_texts
 from crawler.strategies.xcrawl.validator import (
     Verdict,
-    informational_stems,
     required_score,
     topic_affinity,
     validate,
@@ -254,7 +252,9 @@ class XCrawl(Strategy):
         self._pending.pop(self.graph.node(observation.url), None)
         node = self.graph.node(observation.url)
         self.blocked.add(node)
-        verdict = self._verdict(node, observation)
+        reading = observation.read_ahead if isinstance(observation.read_ahead, Reading) else None
+        words = self._words(observation, reading)
+        verdict = self._verdict(node, observation, words)
         if observation.ok:
             links = [
                 link
@@ -270,10 +270,10 @@ class XCrawl(Strategy):
             ]
             if verdict.accepted and not was_authority:
                 self.stats.authorities += 1
-            self._note_affinity(node, observation, verdict)
+            self._note_affinity(node, observation, verdict, words)
             self._note_anchors(links)
-            self._weigh_links(node, observation, links)
-            self._learn(observation, verdict)
+            self._weigh_links(node, observation, links, reading)
+            self._learn(observation, verdict, words)
             self._store_verdict(observation, verdict)
             if node in self.weights.hubs:
                 self._harvest(node, force=True)
@@ -307,7 +307,9 @@ class XCrawl(Strategy):
 
     # --- Link evidence and learnt terms ----------------------------------------------------
 
-    def _weigh_links(self, node: int, observation: PageObservation, links) -> None:
+    def _weigh_links(
+        self, node: int, observation: PageObservation, links, reading: Reading | None
+    ) -> None:
         """Value the page's links by their evidence; record the page's own yield as a hub.
 
         The yield is the number of its links with topical evidence (weaker evidence counts
@@ -316,8 +318,8 @@ class XCrawl(Strategy):
         """
         if not any(self._unfetched(link.url) for link in links):
             texts = {}  # the item texts would only describe pages already fetched
-        elif observation.read_ahead is not None:
-            texts = dict(observation.read_ahead)  # read as the page arrived: `read_ahead`
+        elif reading is not None:
+            texts = dict(reading.items)  # read as the page arrived: `read_ahead`
         elif observation.body:
             texts = dom_item_texts(
                 observation.body, observation.url, self._canonical, self._unfetched
@@ -385,8 +387,10 @@ class XCrawl(Strategy):
             gained=gained,
         )
 
-    def read_ahead(self, fetched: FetchResult) -> dict[str, str] | None:
-        """Read the list items around a new page's links (`dom_item_texts`) as it arrives.
+    def read_ahead(self, fetched: FetchResult) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+        """Have a new page read where it is analysed (`crawler.reading.read_page`): the list
+        items around its links and the stems of its words, which the validator, the topic
+        affinity and the learnt terms judge.
 
         Every link's item is read (which pages are fetched changes meanwhile); the URLs are
         made canonical with the aliases known now, without the frontier's memo, which the
@@ -394,12 +398,15 @@ class XCrawl(Strategy):
         """
         if not self.focused or not fetched.body:
             return None
-        aliases = dict(self.frontier.aliases)
+        return read_page, (dict(self.frontier.aliases), self.topic.language)
 
-        def canonical(url: str) -> str:
-            return urltools.mapped(urltools.canonicalize(url), aliases)
-
-        return dom_item_texts(fetched.body, fetched.final_url or fetched.url, canonical)
+    def _words(self, observation: PageObservation, reading: Reading | None) -> PageWords | None:
+        """Return the stems of an analysed page's words: read ahead, or read now."""
+        if observation.analysis is None:
+            return None
+        if reading is not None:
+            return reading.words
+        return page_words(observation.analysis, self.topic.language)
 
     def _unfetched(self, url: str) -> bool:
         node = self.graph.index.get(url)
@@ -433,13 +440,15 @@ class XCrawl(Strategy):
                 Candidate(depth=depth, shape=url_shape(url), list_key=list_key, number=number),
             )
 
-    def _learn(self, observation: PageObservation, verdict: Verdict) -> None:
+    def _learn(
+        self, observation: PageObservation, verdict: Verdict, words: PageWords | None
+    ) -> None:
         """Count the words of information pages; relearn the terms every few authorities."""
         analysis = observation.analysis
-        if analysis is None or observation.kind != "information":
+        if analysis is None or words is None or observation.kind != "information":
             return
         self.learner.add(
-            informational_stems(analysis, self.topic.language),
+            words.informational,
             accepted=verdict.accepted,
             language=analysis.language or "",
         )
@@ -645,19 +654,29 @@ class XCrawl(Strategy):
 
     # --- Memory --------------------------------------------------------------------------
 
-    def _verdict(self, node: int, observation: PageObservation) -> Verdict:
+    def _verdict(self, node: int, observation: PageObservation, words: PageWords | None) -> Verdict:
         if not observation.ok:
             return Verdict(False, reason=str(observation.error or "fetch failed"))
         if observation.analysis is None and node in self.verdicts:
             return Verdict(self.verdicts[node], reason="unchanged since validated")
-        return validate(observation.analysis, self.topic, min_score=self.config.validator_min_score)
+        return validate(
+            observation.analysis,
+            self.topic,
+            min_score=self.config.validator_min_score,
+            words=words,
+        )
 
-    def _note_affinity(self, node: int, observation: PageObservation, verdict: Verdict) -> None:
+    def _note_affinity(
+        self, node: int, observation: PageObservation, verdict: Verdict, words: PageWords | None
+    ) -> None:
         if verdict.accepted or observation.analysis is None:
             self.weights.affinity.pop(node, None)
             return
         affinity = topic_affinity(
-            observation.analysis, self.topic, min_score=self.config.validator_min_score
+            observation.analysis,
+            self.topic,
+            min_score=self.config.validator_min_score,
+            words=words,
         )
         if affinity > 0:
             self.weights.affinity[node] = affinity
@@ -669,11 +688,10 @@ class XCrawl(Strategy):
         if self.config.variant != Variant.HITS_TOPIC_PAGERANK.value:
             return
         needed = required_score(self.topic, self.config.validator_min_score)
-        language = self.topic.language
         for link in links:
             if not link.anchor:
                 continue
-            score = self.topic.score(stems(tokenize(link.anchor), language)) / needed
+            score = self.topic.score(self.evidence.stems(link.anchor)) / needed
             if score > 0:
                 target = self.graph.index[link.url]
                 best = self.weights.anchor_affinity.get(target, 0.0)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer.text import stems, tokenize
+from crawler.reading import PageWords, page_words
 from crawler.topic import Topic
 
 DEFAULT_MIN_SCORE = 2.0
@@ -41,39 +41,49 @@ def required_score(topic: Topic, min_score: float = DEFAULT_MIN_SCORE) -> float:
     return min(min_score, total)
 
 
-def informational_stems(analysis: Any, language: str) -> set[str]:
+def informational_stems(analysis: Any, language: str) -> frozenset[str]:
     """Return the stems of the words in the page's informational areas (teasers excepted)."""
-    words: list[str] = []
-    for area in analysis.informational_areas:
-        if not area.teaser:
-            words += tokenize(area.text)
-    return set(stems(words, language))
+    return page_words(analysis, language).informational
 
 
-def topic_affinity(analysis: Any, topic: Topic, *, min_score: float = DEFAULT_MIN_SCORE) -> float:
+def topic_affinity(
+    analysis: Any,
+    topic: Topic,
+    *,
+    min_score: float = DEFAULT_MIN_SCORE,
+    words: PageWords | None = None,
+) -> float:
     """Return how much of the required topic score a page's content shows, in [0, 1].
 
     Counts the title and every informational area, teasers included, of any page kind: a
     list whose teasers speak of the topic leads to authorities. Menus do not count.
+    `words`: the page's `page_words` in the topic's language, when read already.
     """
     if analysis is None or topic.is_empty():
         return 0.0
-    words = tokenize(analysis.title or "")
-    for area in analysis.informational_areas:
-        words += tokenize(area.text)
+    shown = (words or page_words(analysis, topic.language)).shown
     needed = required_score(topic, min_score)
-    return min(1.0, topic.score(stems(words, topic.language)) / needed) if needed > 0 else 0.0
+    return min(1.0, topic.score(shown) / needed) if needed > 0 else 0.0
 
 
-def validate(analysis: Any, topic: Topic, *, min_score: float = DEFAULT_MIN_SCORE) -> Verdict:
-    """Return whether the analysed page is an authority for the topic."""
+def validate(
+    analysis: Any,
+    topic: Topic,
+    *,
+    min_score: float = DEFAULT_MIN_SCORE,
+    words: PageWords | None = None,
+) -> Verdict:
+    """Return whether the analysed page is an authority for the topic.
+
+    `words`: the page's `page_words` in the topic's language, when read already.
+    """
     if analysis is None:
         return Verdict(False, reason="not analysed")
     if topic.is_empty():
         return Verdict(False, reason="empty topic")
     if analysis.kind != "information":
         return Verdict(False, reason=f"{analysis.kind} page")
-    found = informational_stems(analysis, topic.language)
+    found = (words or page_words(analysis, topic.language)).informational
     if not found:
         return Verdict(False, reason="no informational text")
     score = topic.score(found)

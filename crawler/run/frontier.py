@@ -168,7 +168,7 @@ class Frontier:
                 min(depth, known_depth),
                 role if page_id in promoted else known_role,
             )
-        if shallower:
+        if shallower and not held.hold_statement(_SHALLOWER, [depth, shallower, depth]):
             Page.objects.filter(id__in=shallower, depth__gt=depth).update(depth=depth)
         if promoted:
             Page.objects.filter(id__in=promoted).update(role=role)
@@ -425,6 +425,8 @@ _CANONICAL_KEPT = 50_000  # URLs whose canonical form a run remembers
 _CREATED_KEPT = 20_000  # new pages a run keeps in memory until it hands them out
 _IDS_RESERVED = 256  # page ids reserved at a time
 _WHOLE_SITE = 100_000  # stored pages a run reads whole into its index (see `add`)
+# A shorter path to known pages, held with a batch's rows (our own names; values are parameters).
+_SHALLOWER = 'UPDATE "crawler_page" SET "depth" = %s WHERE "id" = ANY(%s) AND "depth" > %s'
 
 # Seeds, sitemaps and feeds come before analyzer hubs and ordinary pages.
 _ROLE_ORDER = Case(

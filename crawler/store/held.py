@@ -37,6 +37,8 @@ class _Held:
         self.updates: list[tuple[Page, tuple[str, ...]]] = []  # page, fields to write
         self.links: list[tuple[object, ...]] = []
         self.after: list[Callable[[], None]] = []  # what needs the rows above (version ids)
+        # Statements run after the rows, in the same round trip (`hold_statement`).
+        self.statements: list[tuple[str, list[object]]] = []
         self.max_links: int | None = None  # the setting, read once for the batch
 
 
@@ -69,7 +71,9 @@ def writes_held() -> Iterator[None]:
 def write_held() -> None:
     """Write the rows held so far (see `writes_held`): new pages, versions, page states, links."""
     held = held_now()
-    if held is None or not (held.new_pages or held.versions or held.updates or held.after):
+    if held is None or not (
+        held.new_pages or held.versions or held.updates or held.after or held.statements
+    ):
         return
     _holding.held = _Held()
     if connection.vendor == "postgresql":
@@ -80,6 +84,20 @@ def write_held() -> None:
         insert_links(held.links)
     for call in held.after:
         call()
+
+
+def hold_statement(sql: str, params: Sequence[object]) -> bool:
+    """Hold a short statement to run after the batch's rows (see `writes_held`), in the same
+    round trip; return False, holding nothing, unless writes are held on PostgreSQL.
+
+    For writes that need no answer (a page's depth, the site's next watch): the batch's new
+    pages are in by then, so a statement naming them finds them.
+    """
+    held = held_now()
+    if held is None or connection.vendor != "postgresql":
+        return False
+    held.statements.append((sql, list(params)))
+    return True
 
 
 def holds_new_pages() -> bool:
@@ -121,7 +139,7 @@ def _write_together(held: _Held) -> None:
     to them find them; a page another process stored meanwhile keeps its own id
     (`_take_stored_ids`).
     """
-    statements: list[tuple[str, str]] = []
+    statements: list[tuple[str, list[object]]] = []
     if held.new_pages:
         statements.append(
             _insert(
@@ -136,9 +154,13 @@ def _write_together(held: _Held) -> None:
     statements.extend(_page_updates(held.updates))
     if held.links:
         statements.append(_link_insert(held.links))
+    statements.extend(held.statements)
     with connection.cursor() as cursor:
         # Our own table and column names; the rows are parameters.
-        cursor.execute(";\n".join(sql for sql, _ in statements), [rows for _, rows in statements])
+        cursor.execute(
+            ";\n".join(sql for sql, _ in statements),
+            [value for _, params in statements for value in params],
+        )
         stored = {}
         if held.new_pages:
             stored = {url: page_id for page_id, url in cursor.fetchall()}
@@ -226,7 +248,7 @@ def _from_records(model: type[Model], alias: str = "") -> str:
 
 def _insert(
     model: type[Model], fields: Sequence[Field], rows: Sequence[Model], tail: str
-) -> tuple[str, str]:
+) -> tuple[str, list[object]]:
     """Return an INSERT of `rows` (model instances) from JSON records, and the records."""
     columns = [field.column for field in fields]
     names = ", ".join(_quote(column) for column in columns)
@@ -235,12 +257,18 @@ def _insert(
         f"SELECT {names} FROM {_from_records(model)} {tail}"
     )
     records = _records(columns, ([_field_value(f, row, True) for f in fields] for row in rows))
-    return sql, records
+    return sql, [records]
 
 
-def _page_updates(updates: list[tuple[Page, tuple[str, ...]]]) -> list[tuple[str, str]]:
+def _page_updates(
+    updates: list[tuple[Page, tuple[str, ...]]],
+) -> list[tuple[str, list[object]]]:
     """Return one UPDATE per run of pages with the same fields (see `_update_pages`), each
-    from JSON records; a page twice in a run is written with its last state."""
+    from JSON records; a page twice in a run is written with its last state.
+
+    The ids are also given as an array: the planner guesses a hundred records in any JSON
+    parameter and would join them to a scan of the whole page table, every site's pages.
+    """
     table = _quote(Page._meta.db_table)
     statements = []
     for names, pages in _runs(updates):
@@ -251,14 +279,16 @@ def _page_updates(updates: list[tuple[Page, tuple[str, ...]]]) -> list[tuple[str
         )
         sql = (
             f"UPDATE {table} SET {assignments} "  # noqa: S608
-            f"FROM {_from_records(Page, ' AS held')} WHERE {table}.id = held.id"
+            f"FROM {_from_records(Page, ' AS held')} "
+            f"WHERE {table}.id = ANY(%s::bigint[]) AND {table}.id = held.id"
         )
         rows = ([*(_field_value(f, page, False) for f in fields), pk] for pk, page in last.items())
-        statements.append((sql, _records([*(f.column for f in fields), "id"], rows)))
+        records = _records([*(f.column for f in fields), "id"], rows)
+        statements.append((sql, [records, list(last)]))
     return statements
 
 
-def _link_insert(rows: list[tuple[object, ...]]) -> tuple[str, str]:
+def _link_insert(rows: list[tuple[object, ...]]) -> tuple[str, list[object]]:
     """Return an INSERT of Link rows (values in `_LINK_COLUMNS` order) from JSON records,
     and the records."""
     names = ", ".join(_quote(column) for column in _LINK_COLUMNS)
@@ -266,7 +296,7 @@ def _link_insert(rows: list[tuple[object, ...]]) -> tuple[str, str]:
         f"INSERT INTO {_quote(Link._meta.db_table)} ({names}) "  # noqa: S608
         f"SELECT {names} FROM {_from_records(Link)}"
     )
-    return sql, _records(_LINK_COLUMNS, rows)
+    return sql, [_records(_LINK_COLUMNS, rows)]
 
 
 def _runs(

@@ -24,7 +24,7 @@ from crawler.conf import crawler_settings
 from crawler.fetch.result import FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
 from crawler.models.hiddenweb import is_result_page
-from crawler.store.held import held_now, insert_links, max_links
+from crawler.store.held import held_now, hold_statement, insert_links, max_links
 from crawler.store.revisit import change_rate, is_hub, record_visit, visit_wait
 from crawler.strategies.base import LinkRecord
 
@@ -147,7 +147,7 @@ def record_unchanged(page: Page, fetched: FetchResult, *, now: datetime | None =
         _watch_hub(page)
         return
     held.updates.append((page, _VISIT_FIELDS))
-    held.after.append(lambda: _watch_hub(page))
+    _watch_hub(page)
 
 
 def record_version(
@@ -203,12 +203,12 @@ def record_version(
     def after() -> None:  # once the version has its id
         if not first:
             _prune_bodies(page)
-        _watch_hub(page)
         if extracted.has_information:
             hooks.hand_on(version.id)
 
     held = held_now()
     if held is not None:
+        _watch_hub(page)  # held with the rows on PostgreSQL, else run now
         held.versions.append(version)
         held.updates.append((page, _VERSION_FIELDS))
         held.links.extend(links)
@@ -219,6 +219,7 @@ def record_version(
         version.save()
         page.save(update_fields=_VERSION_FIELDS)
         insert_links(links)
+        _watch_hub(page)
         after()
     return version
 
@@ -238,6 +239,11 @@ _VISIT_FIELDS = (
     "gained_links",
 )
 _VERSION_FIELDS = (*_VISIT_FIELDS, "kind", "title", "last_changed_at", "change_count")
+# `_watch_hub` held with a batch's rows (our own names; the values are parameters).
+_WATCH_SOONER = (
+    'UPDATE "crawler_site" SET "next_watch_at" = %s WHERE "id" = %s '
+    'AND ("next_watch_at" IS NULL OR "next_watch_at" > %s)'
+)
 
 
 def _visited(page: Page, fetched: FetchResult, *, changed: bool, now: datetime) -> None:
@@ -269,8 +275,12 @@ def _gained_links(page: Page, links: list[LinkRecord]) -> int:
 
 
 def _watch_hub(page: Page) -> None:
-    """Bring the site's next watch forward to this hub's next visit, if that is sooner."""
+    """Bring the site's next watch forward to this hub's next visit, if that is sooner (with
+    the batch's held rows when writes are held)."""
     if page.next_visit_at is None or not is_hub(page):
+        return
+    when = page.next_visit_at
+    if hold_statement(_WATCH_SOONER, [when, page.site_id, when]):
         return
     Site.objects.filter(id=page.site_id).filter(
         Q(next_watch_at__isnull=True) | Q(next_watch_at__gt=page.next_visit_at)

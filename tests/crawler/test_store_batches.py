@@ -185,3 +185,53 @@ def test_a_page_held_twice_keeps_its_last_state_and_infinite_rates_are_stored(fr
     assert Page.objects.get(id=fresh.id).title == "fresh"
     stored = Page.objects.get(id=other.id)
     assert (stored.title, stored.change_rate) == ("other", float("inf"))
+
+
+def test_a_shorter_path_found_in_the_batch_to_a_page_new_in_it_is_kept(frontier):
+    a = page(frontier, ROOT + "a")
+    with stored_together():
+        process(frontier, None, a, answer(a.url, html("A", "/c")))  # c is new, at depth 2
+        frontier.add([ROOT + "c"], depth=1)  # and found nearer before the batch ends
+    assert Page.objects.get(site=frontier.site, url=ROOT + "c").depth == 1
+
+
+def hub_html(title: str, count: int) -> bytes:
+    items = "".join(
+        f'<li><a href="/story/{n}">Story number {n} of the day</a></li>' for n in range(count)
+    )
+    return f"<html><head><title>{title}</title></head><body><ul>{items}</ul></body></html>".encode()
+
+
+@pytest.mark.postgres
+def test_a_hub_brings_the_sites_watch_forward_in_the_round_trip_of_the_batchs_rows(frontier):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    a = page(frontier, ROOT + "a")
+    with CaptureQueriesContext(connection) as queries, stored_together():
+        process(frontier, None, a, answer(a.url, hub_html("Stories", 40)))
+        assert Site.objects.get(id=frontier.site.id).next_watch_at is None  # held
+    stored = Page.objects.get(id=a.id)
+    assert stored.kind == Page.Kind.HUB
+    assert Site.objects.get(id=frontier.site.id).next_watch_at == stored.next_visit_at
+    watching = [q["sql"] for q in queries.captured_queries if '"next_watch_at" =' in q["sql"]]
+    assert len(watching) == 1 and 'INSERT INTO "crawler_pageversion"' in watching[0]
+
+
+@pytest.mark.postgres
+def test_the_batchs_page_update_reads_its_pages_by_id_not_the_whole_page_table(frontier):
+    from django.db import connection
+
+    from crawler.store.held import _page_updates
+
+    frontier.add([f"{ROOT}p/{n}" for n in range(3000)], depth=2)
+    with connection.cursor() as cursor:
+        cursor.execute('ANALYZE "crawler_page"')
+    a = page(frontier, ROOT + "a")
+    a.status = 200
+    [(sql, params)] = _page_updates([(a, ("status",))])
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "Seq Scan on crawler_page" not in plan
+    assert "crawler_page_pkey" in plan

@@ -161,8 +161,13 @@ class Frontier:
             ids[url] = page_id
             if depth < known_depth and self.refusal(url, depth) is None:
                 shallower.append(page_id)
+                known_depth = depth
             if role != Page.Role.PAGE and known_role == Page.Role.PAGE:
                 promoted.append(page_id)
+                known_role = role
+            created = self._created.get(url)
+            if created is not None:  # kept in memory to be handed out: kept current
+                created.depth, created.role = known_depth, known_role
             self._known[url] = (
                 page_id,
                 min(depth, known_depth),
@@ -173,8 +178,6 @@ class Frontier:
         if promoted:
             Page.objects.filter(id__in=promoted).update(role=role)
         if shallower or promoted:
-            moved = set(shallower) | set(promoted)
-            self._created = {u: p for u, p in self._created.items() if p.pk not in moved}
             self._new.forget()  # pages moved up in the order
         if new:
             self._new.added(depth, role)
@@ -285,8 +288,7 @@ class Frontier:
         """Return the stored pages of `urls` (url -> page), with the run's site record.
 
         The never-fetched pages the queue read, or this run stored, come from memory (a
-        shorter path or a new role drops them there, so they are current); the rest take
-        one query.
+        shorter path or a new role is written there too); the rest take one query.
         """
         found = {}
         for url in urls:

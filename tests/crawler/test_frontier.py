@@ -242,14 +242,18 @@ def test_pages_this_run_stored_are_handed_out_without_a_query(site, django_asser
     frontier = Frontier(site)
     frontier.add([ROOT], depth=0)
     frontier.add([ROOT + "x", ROOT + "y"], depth=2)
-    frontier.add([ROOT + "y"], depth=1)  # by a shorter path: its record is read again
+    frontier.add([ROOT + "y"], depth=1)  # by a shorter path
+    frontier.add([ROOT + "x"], depth=2, role=Page.Role.FEED)  # and found to be a feed
     with django_assert_num_queries(0):
         x = frontier.pages([ROOT + "x"])[ROOT + "x"]
-    assert (x.id, x.depth, x.last_fetched_at, x.site) == (
+        y = frontier.pages([ROOT + "y"])[ROOT + "y"]
+    assert (x.id, x.depth, x.role, x.last_fetched_at, x.site) == (
         Page.objects.get(url=ROOT + "x").id,
         2,
+        Page.Role.FEED,
         None,
         site,
     )
-    with django_assert_num_queries(1):
-        assert frontier.pages([ROOT + "y"])[ROOT + "y"].depth == 1
+    assert (y.depth, y.role) == (1, Page.Role.PAGE)
+    stored = Page.objects.get(url=ROOT + "y")
+    assert (stored.depth, stored.role) == (y.depth, y.role)

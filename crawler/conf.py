@@ -150,15 +150,15 @@ class AnalysisSettings(Settings):
     memory_mb: int = setting(
         "CRAWLER_ANALYSIS_MEMORY_MB",
         1024,
-        "address space of the process that analyses pages, in MiB; a page needing more is "
-        "refused (0: no cap)",
+        "address space of the process that analyses pages (and reads them for xCrawl), in "
+        "MiB; a page needing more is refused (0: no cap)",
         minimum=0,
     )
     seconds: float = setting(
         "CRAWLER_ANALYSIS_SECONDS",
         20.0,
-        "wall-clock cap on analysing one page, in seconds; a slower page is refused (0: no "
-        "cap; with both caps 0 pages are analysed in the worker itself)",
+        "wall-clock cap on analysing (and reading) one page, in seconds; a slower page is "
+        "refused (0: no cap; with both caps 0 pages are analysed in the worker itself)",
         minimum=0,
     )
     processes: int = setting(

@@ -168,11 +168,7 @@ class Frontier:
             created = self._created.get(url)
             if created is not None:  # kept in memory to be handed out: kept current
                 created.depth, created.role = known_depth, known_role
-            self._known[url] = (
-                page_id,
-                min(depth, known_depth),
-                role if page_id in promoted else known_role,
-            )
+            self._known[url] = (page_id, min(depth, known_depth), known_role)
         if shallower and not held.hold_statement(_SHALLOWER, [depth, shallower, depth]):
             Page.objects.filter(id__in=shallower, depth__gt=depth).update(depth=depth)
         if promoted:

@@ -23,11 +23,11 @@ from __future__ import annotations
 import importlib
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
+    from analyzer.isolation import Reader
     from crawler.fetch.result import FetchError, FetchResult
     from crawler.models import CrawlRun, Site
     from crawler.run.frontier import Frontier
@@ -114,7 +114,7 @@ class Strategy(ABC):
     def observe(self, observation: PageObservation) -> None:
         """Learn from one fetched (or failed) page."""
 
-    def read_ahead(self, fetched: FetchResult) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+    def read_ahead(self, fetched: FetchResult) -> Reader | None:
         """Say what `observe` will want read of a new page, as soon as it arrives: a function
         defined at a module's top level, without Django, and its last arguments.
 

@@ -32,14 +32,14 @@ from __future__ import annotations
 import logging
 import re
 from collections import deque
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 from django.db.models import Q
 from django.utils import timezone
 
+from analyzer.isolation import Reader
 from crawler.canonical import is_pager_link, pager_key, pager_url, url_shape
 from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.fetch.result import FetchResult
@@ -387,7 +387,7 @@ class XCrawl(Strategy):
             gained=gained,
         )
 
-    def read_ahead(self, fetched: FetchResult) -> tuple[Callable[..., Any], tuple[Any, ...]] | None:
+    def read_ahead(self, fetched: FetchResult) -> Reader | None:
         """Have a new page read where it is analysed (`crawler.reading.read_page`): the list
         items around its links and the stems of its words, which the validator, the topic
         affinity and the learnt terms judge.

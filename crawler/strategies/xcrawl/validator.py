@@ -41,11 +41,6 @@ def required_score(topic: Topic, min_score: float = DEFAULT_MIN_SCORE) -> float:
     return min(min_score, total)
 
 
-def informational_stems(analysis: Any, language: str) -> frozenset[str]:
-    """Return the stems of the words in the page's informational areas (teasers excepted)."""
-    return page_words(analysis, language).informational
-
-
 def topic_affinity(
     analysis: Any,
     topic: Topic,

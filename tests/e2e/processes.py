@@ -16,6 +16,7 @@ from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
 CELERY = str(Path(sys.executable).with_name("celery"))
+LOG_TAIL_LINES = 80
 
 
 def service_env(*, smtp_port: int, site_url: str, **extra: str) -> dict[str, str]:
@@ -105,6 +106,9 @@ class Processes:
                 process.wait(timeout=10)
             except (ProcessLookupError, subprocess.TimeoutExpired):
                 os.killpg(process.pid, signal.SIGKILL)
+            # pytest shows what a test printed only when it fails: the logs then tell why.
+            tail = self.log(name).splitlines()[-LOG_TAIL_LINES:]
+            print(f"--- last {len(tail)} lines of the {name} log ---", *tail, sep="\n")
 
     def log(self, name: str) -> str:
         path = self.log_dir / f"{name}.log"

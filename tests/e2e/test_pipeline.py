@@ -11,8 +11,6 @@ import urllib.request
 from datetime import timedelta
 
 import pytest
-import redis
-from django.conf import settings
 from django.utils import timezone
 from django_celery_beat.models import IntervalSchedule, PeriodicTask
 
@@ -20,7 +18,7 @@ from accounts.models import User
 from clipping.models import Clip, Match
 from crawler.models import CrawlRun, Site
 from demo.server import serve
-from tests.e2e.processes import Processes, service_env, wait_until
+from tests.e2e.processes import Processes, purge_queues, service_env, wait_until
 from tests.factories import PASSWORD, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -56,6 +54,7 @@ def schedules(db):
 
 @pytest.fixture
 def services(live_server, smtp_server, schedules, tmp_path):
+    purge_queues()  # tasks an earlier test left on the broker name rows that are gone
     env = service_env(
         smtp_port=smtp_server.port, site_url=live_server.url, CRAWLER_HEARTBEAT_TIMEOUT="5"
     )
@@ -70,12 +69,6 @@ def snap(page, name: str, *, full_page: bool = False) -> None:
     if folder:
         page.set_viewport_size({"width": 1100, "height": 760})
         page.screenshot(path=os.path.join(folder, f"{name}.png"), full_page=full_page)
-
-
-def purge_broker() -> None:
-    """Drop tasks an earlier test left on the broker: they name rows of another database."""
-    client = redis.Redis.from_url(settings.CELERY_BROKER_URL)
-    client.delete("crawl", "render", "publish", "celery", "unacked", "unacked_index")
 
 
 def mails_to(sink, address: str) -> list:

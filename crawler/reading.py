@@ -22,6 +22,10 @@ from crawler.canonical import canonicalize, mapped, url_shape
 ITEM_CHARS = 600
 MAX_ITEM_LEVELS = 6  # an item is a few elements around its link, never the page
 MIN_ITEM_STEPS = 4  # "html/body/div" is the page, not an item
+# Links whose canonical form an analysing process remembers: the pages of a site it reads
+# one after another repeat their menus, tags and pagers.
+_LINKS_KEPT = 20_000
+_canonical_links: dict[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -47,7 +51,13 @@ def read_page(
     when `aliases` maps their production origin) and the stems of its words in `language`."""
 
     def canonical(link: str) -> str:
-        return mapped(canonicalize(link), aliases)
+        found = _canonical_links.get(link)
+        if found is None:
+            found = canonicalize(link)
+            if len(_canonical_links) >= _LINKS_KEPT:
+                _canonical_links.clear()  # only time is lost
+            _canonical_links[link] = found
+        return mapped(found, aliases)
 
     return Reading(dom_item_texts(body, url, canonical), page_words(analysis, language))
 

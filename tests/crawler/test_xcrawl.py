@@ -242,3 +242,26 @@ def test_xcrawl_has_each_new_page_read_in_the_process_that_analyses_it(topic, mo
         body = Page.objects.get(site=site, url=url).latest_version().raw_body()
         assert value.items == dom_item_texts(body, url, canonical)
         assert value.words == page_words(analyze(body, url), topic.language)
+
+
+def test_a_page_read_again_has_its_links_on_the_origin_its_aliases_name_now():
+    """The analysing process remembers the canonical form of the links it reads, never
+    where the aliases of one run put them."""
+    from crawler.reading import read_page
+
+    body = (
+        b"<html><body><ul><li><a href='https://www.example.org/posts/a/?utm_source=x'>A post"
+        b"</a> about Python</li><li><a href='/posts/b/'>B</a> about walks</li></ul></body></html>"
+    )
+    url = "http://127.0.0.1:8000/"
+    analysis = analyze(body, url)
+    plain = read_page(body, url, analysis, {}, "en")
+    served = {"https://www.example.org": "http://127.0.0.1:8000"}
+    mapped = read_page(body, url, analysis, served, "en")
+    again = read_page(body, url, analysis, {}, "en")
+    assert set(plain.items) == {
+        "https://www.example.org/posts/a/",
+        "http://127.0.0.1:8000/posts/b/",
+    }
+    assert set(mapped.items) == {"http://127.0.0.1:8000/posts/a/", "http://127.0.0.1:8000/posts/b/"}
+    assert again == plain

@@ -5,9 +5,10 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from functools import lru_cache
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url, url_query_cleaner
@@ -317,6 +318,19 @@ def is_pager_link(page_url: str, link_url: str, anchor: str = "", rel: Iterable[
     here, there = urlsplit(page_url), urlsplit(link_url)
     return here.netloc == there.netloc and (
         here.path == there.path or url_shape(page_url) == url_shape(link_url)
+    )
+
+
+def pager_links(
+    page_url: str, links: Iterable[Any], rels: Mapping[str, Iterable[str]] | None = None
+) -> frozenset[str]:
+    """Return the URLs among a page's `links` (each with `url` and `anchor`) that lead to
+    other pages of its paginated list (`is_pager_link`; `rels`: the links' rel values)."""
+    rels = rels or {}
+    return frozenset(
+        link.url
+        for link in links
+        if is_pager_link(page_url, link.url, link.anchor, rels.get(link.url, ()))
     )
 
 

@@ -92,12 +92,6 @@ class Frontier:
         self._canonical.clear()  # URLs of the production origin now map elsewhere
         return True
 
-    def link_depth(self, page_url: str, page_depth: int, link_url: str, anchor: str = "") -> int:
-        """Return a link's depth: the page's own for another page of its list, else one more."""
-        if urltools.is_pager_link(page_url, link_url, anchor):
-            return page_depth
-        return page_depth + 1
-
     def refusal(self, url: str, depth: int = 0) -> str | None:
         """Return why `url` may not be crawled ("off-site", "excluded", "depth", ...), or None.
 

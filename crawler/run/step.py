@@ -17,7 +17,7 @@ from datetime import datetime
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from crawler.canonical import BadURL, is_pager_link, origin_of, served_alias
+from crawler.canonical import BadURL, origin_of, pager_links, served_alias
 from crawler.extract.feeds import DiscoveryError, feed_item_texts, parse_sitemap
 from crawler.extract.hints import declared_canonical
 from crawler.extract.page import Ahead, extract
@@ -233,7 +233,8 @@ def _answered(
     new = latest is None
     declared = _learn_from_head(frontier, page, result)
     extracted = extract(result, frontier.canonical, ahead)
-    ids = _admit_links(frontier, page, extracted, now=now)
+    pagers = _pager_links(page, extracted)
+    ids = _admit_links(frontier, page, extracted, pagers, now=now)
     counts |= _judge_shape(frontier, page, extracted, declared)
     version = storage.record_version(
         page,
@@ -258,22 +259,23 @@ def _answered(
         link_texts=_feed_texts(frontier, result, extracted),
         body=result.body if extracted.analysis is not None else b"",
         read_ahead=ahead.read if ahead is not None else None,
+        pagers=pagers,
     )
     render = page.id if _left_to_render(result, render_shells) else None
     return Outcome(observation, counts | {"new" if new else "changed": 1}, version, render=render)
 
 
 def _admit_links(
-    frontier: Frontier, page: Page, extracted: Extracted, *, now: datetime
+    frontier: Frontier, page: Page, extracted: Extracted, pagers: frozenset[str], *, now: datetime
 ) -> dict[str, int]:
     """Add the page's links, feeds and nested sitemaps to the frontier; return their ids.
 
-    Links to other pages of the same paginated list keep the page's depth (a pager is one
-    hub); every other link is one step deeper.
+    Links to other pages of the same paginated list (`pagers`) keep the page's depth (a
+    pager is one hub); every other link is one step deeper.
     """
     depth = page.depth + 1
-    pagers = _pager_links(page, extracted)
-    ids = frontier.add(pagers, depth=page.depth, now=now) if pagers else {}
+    in_order = [link.url for link in extracted.links if link.url in pagers]
+    ids = frontier.add(list(dict.fromkeys(in_order)), depth=page.depth, now=now) if pagers else {}
     ids |= frontier.add(
         [link.url for link in extracted.links if link.url not in ids], depth=depth, now=now
     )
@@ -289,17 +291,13 @@ def _discovery_links(extracted: Extracted) -> list[LinkRecord]:
     ]
 
 
-def _pager_links(page: Page, extracted: Extracted) -> list[str]:
+def _pager_links(page: Page, extracted: Extracted) -> frozenset[str]:
     """Return the page's links to other pages of its own paginated list."""
     rels = {}
     for link in getattr(extracted.analysis, "links", None) or ():
         if link.rel:
             rels[link.url] = link.rel
-    found = []
-    for link in extracted.links:
-        if is_pager_link(page.url, link.url, link.anchor, rels.get(link.url, ())):
-            found.append(link.url)
-    return list(dict.fromkeys(found))
+    return pager_links(page.url, extracted.links, rels)
 
 
 def _learn_from_head(frontier: Frontier, page: Page, result: FetchResult) -> str | None:

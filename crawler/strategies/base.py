@@ -26,6 +26,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+from crawler.canonical import pager_links
+
 if TYPE_CHECKING:
     from analyzer.isolation import Reader
     from crawler.fetch.result import FetchError, FetchResult
@@ -75,6 +77,15 @@ class PageObservation:
     body: bytes = b""  # the HTML as fetched, for strategies that read a hub's list items
     # What `Strategy.read_ahead` read of the page as it arrived (None: not read ahead).
     read_ahead: Any = None
+    # The links to other pages of the page's own paginated list, which keep its depth
+    # (None: not worked out; `pager_links` works them out from `links`).
+    pagers: frozenset[str] | None = None
+
+    def pager_links(self) -> frozenset[str]:
+        """Return the links to other pages of this page's paginated list."""
+        if self.pagers is None:
+            self.pagers = pager_links(self.url, self.links)
+        return self.pagers
 
     @property
     def ok(self) -> bool:

@@ -8,11 +8,19 @@ from django.urls import reverse
 
 from analyzer import analyze
 from analyzer.text import stems
-from crawler.canonical import canonicalize, is_pager_link, non_html, pager_key, url_shape
+from crawler.canonical import (
+    canonicalize,
+    is_pager_link,
+    non_html,
+    pager_key,
+    pager_links,
+    url_shape,
+)
 from crawler.extract.feeds import feed_links
 from crawler.models import CrawlRun, Page
 from crawler.run.loop import crawl
 from crawler.run.shapes import COPY_PROBE, TRAP_PROBE, ShapeWatch
+from crawler.strategies.base import LinkRecord
 from crawler.strategies.xcrawl.evidence import Evidence, item_texts
 from crawler.topic import Topic, register_topic_provider
 from tests.crawler.servers import Response, SiteServer
@@ -64,6 +72,46 @@ def test_the_pages_of_one_list_are_recognised_as_a_pager(page, link, anchor):
 )
 def test_an_article_or_another_list_is_no_pager(page, link, anchor):
     assert not is_pager_link(page, link, anchor)
+
+
+def test_a_link_marked_rel_next_is_a_pager_only_with_its_rel():
+    links = [
+        LinkRecord("http://h/news/?after=x7", "See what came before"),
+        LinkRecord("http://h/news/story/", "A story"),
+    ]
+    rels = {"http://h/news/?after=x7": ("next",)}
+    assert pager_links("http://h/news/", links, rels) == {"http://h/news/?after=x7"}
+    assert pager_links("http://h/news/", links) == frozenset()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("strategy", ["bfs", "xcrawl"])
+def test_each_observation_names_the_pages_of_its_list_by_their_rel_too(strategy, python_topic):
+    def build(path: str) -> Response | None:
+        if path != "/news/":
+            return Response(article("A story", "Python news."))
+        return Response(
+            "<!doctype html><html lang='en'><head><title>News</title></head><body><main>"
+            "<article><h2><a href='/news/story/'>A story about Python</a></h2></article>"
+            "</main><a rel='next' href='/news/?after=x7'>See what came before</a></body></html>"
+        )
+
+    observed = {}
+    with SiteServer() as server:
+        server.routes = DynamicRoutes(build)
+        site = make_site(server, root_url=server.url("/news/"), page_budget=6)
+        crawl(
+            site,
+            strategy=strategy,
+            render_shells="off",
+            progress=lambda run, o: observed.setdefault(o.url, o.pager_links()),
+        )
+        first, story, cursor = (
+            server.url(p) for p in ("/news/", "/news/story/", "/news/?after=x7")
+        )
+    assert observed[first] == {cursor}
+    assert observed[story] == frozenset()
+    assert Page.objects.get(site=site, url=cursor).depth == 0  # one hub with its first page
 
 
 def test_a_pager_key_drops_only_the_page_number():

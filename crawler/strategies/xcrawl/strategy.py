@@ -40,7 +40,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from analyzer.isolation import Reader
-from crawler.canonical import is_pager_link, pager_key, pager_url, url_shape
+from crawler.canonical import pager_key, pager_url, url_shape
 from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.fetch.result import FetchResult
 from crawler.models import Link, Page
@@ -256,10 +256,11 @@ class XCrawl(Strategy):
         words = self._words(observation, reading)
         verdict = self._verdict(node, observation, words)
         if observation.ok:
+            pagers = observation.pager_links()
             links = [
                 link
                 for link in observation.links
-                if self._admissible(link.url, observation.depth + 1, observation.url, link.anchor)
+                if self._admissible(link.url, observation.depth + (link.url not in pagers))
             ]
             was_authority = self.graph.is_accepted(node)
             self.graph.add_page(
@@ -330,6 +331,7 @@ class XCrawl(Strategy):
             texts = {}
 
         texts.update(observation.link_texts)
+        pagers = observation.pager_links()
         found = 0.0
         url = observation.url
         lists: set[str] = set()
@@ -339,7 +341,7 @@ class XCrawl(Strategy):
             target = self.graph.index[link.url]
             if self.graph.is_visited(target) or target in self.blocked:
                 continue
-            pager = is_pager_link(url, link.url, link.anchor)
+            pager = link.url in pagers
             words = f"{link.anchor} {texts.get(link.url, '')} {_url_words(link.url)}"
             found_stems = self.evidence.stems(words)
             score = self.evidence.score(found_stems)
@@ -735,9 +737,7 @@ class XCrawl(Strategy):
                 page_id=page_id, defaults={"hub": float(self.weights.hub[self.graph.index[url]])}
             )
 
-    def _admissible(self, url: str, depth: int, page_url: str = "", anchor: str = "") -> bool:
-        if page_url:
-            depth = self.frontier.link_depth(page_url, depth - 1, url, anchor)
+    def _admissible(self, url: str, depth: int) -> bool:
         return self.frontier.refusal(url, depth) is None
 
     def graph_targets(self, node: int) -> list[str]:

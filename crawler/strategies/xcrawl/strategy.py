@@ -78,9 +78,9 @@ logger = logging.getLogger(__name__)
 # The most DownloadAllAuthorities adds to a link's evidence: below the value of an unread
 # list page, so a list that only holds some authorities never outbids reading on.
 HARVEST_SHARE = 0.15
-MAX_LIST_PAGES = 1000
+MAX_LIST_PAGES = 1000  # pages of one numbered list made candidates at most
 VERDICTS_PER_WRITE = 25  # verdicts written together (a commit per page costs a disk sync)
-PENDING_KEPT = 32  # hand-outs not observed yet that still hold back weaker candidates  # pages of one numbered list made candidates at most
+PENDING_KEPT = 32  # hand-outs not observed yet that still hold back weaker candidates
 
 
 @dataclass

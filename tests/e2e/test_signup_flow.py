@@ -9,7 +9,7 @@ import pytest
 
 from clipping.models import KeywordList
 from tests.browser import log_in
-from tests.e2e.processes import Processes, service_env
+from tests.e2e.processes import Processes, purge_queues, service_env
 from tests.factories import PASSWORD, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -28,6 +28,7 @@ def wait_for_mail(sink, address: str, timeout: float = 15.0):
 @pytest.fixture
 def publish_worker(live_server, smtp_server, tmp_path):
     """The worker that sends account mail, as `make run` starts it."""
+    purge_queues()  # tasks an earlier test left on the broker name rows that are gone
     processes = Processes(
         service_env(smtp_port=smtp_server.port, site_url=live_server.url), tmp_path
     )

@@ -83,9 +83,10 @@ def dom_item_texts(
 ) -> dict[str, str]:
     """Return, per canonical link target, the text of the list item(s) holding it, from the DOM.
 
-    As `crawler.strategies.xcrawl.evidence.item_texts`, with every word of the item (a category label printed as plain text,
-    an excerpt), not only the words of its links; only for the targets `wanted` admits
-    (pages not fetched yet), climbing at most `MAX_ITEM_LEVELS` elements.
+    As `crawler.strategies.xcrawl.evidence.item_texts`, with every word of the item (a
+    category label printed as plain text, an excerpt), not only the words of its links;
+    only for the targets `wanted` admits (pages not fetched yet), climbing at most
+    `MAX_ITEM_LEVELS` elements.
     """
     try:
         root = lxml.html.fromstring(body)

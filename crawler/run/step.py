@@ -274,8 +274,8 @@ def _admit_links(
     pager is one hub); every other link is one step deeper.
     """
     depth = page.depth + 1
-    in_order = [link.url for link in extracted.links if link.url in pagers]
-    ids = frontier.add(list(dict.fromkeys(in_order)), depth=page.depth, now=now) if pagers else {}
+    in_order = list(dict.fromkeys(link.url for link in extracted.links if link.url in pagers))
+    ids = frontier.add(in_order, depth=page.depth, now=now) if in_order else {}
     ids |= frontier.add(
         [link.url for link in extracted.links if link.url not in ids], depth=depth, now=now
     )

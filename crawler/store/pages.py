@@ -283,8 +283,8 @@ def _watch_hub(page: Page) -> None:
     if hold_statement(_WATCH_SOONER, [when, page.site_id, when]):
         return
     Site.objects.filter(id=page.site_id).filter(
-        Q(next_watch_at__isnull=True) | Q(next_watch_at__gt=page.next_visit_at)
-    ).update(next_watch_at=page.next_visit_at)
+        Q(next_watch_at__isnull=True) | Q(next_watch_at__gt=when)
+    ).update(next_watch_at=when)
 
 
 def _link_rows(

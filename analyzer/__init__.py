@@ -13,7 +13,8 @@ No Django, no I/O: the crawler calls it in-process for every page. The stable in
         information), title, language (ISO 639-1), main_text (the page's main content,
         the article body without its headline, whatever the page's kind), informational_areas: list[InfoArea], hub_areas: list[HubArea],
         navigational_areas: list[NavArea], links: list[Link], text (all visible text),
-        encoding, thresholds (ThrIV, ThrHV used), to_dict().
+        encoding, thresholds (ThrIV, ThrHV used), published (an article's declared
+        publication times, most trusted first), to_dict().
     Every area: path ("html/body/div[2]/article[1]"), selector (CSS), text, iv, hv, ltr,
         lar, text_chars (T), link_chars (Ltext), link_count (L), reason, links.
         InfoArea adds title, teaser, follow_url (the article a teaser summarises), main.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal
 
 AreaKind = Literal["information", "hub", "navigation", "other"]
@@ -15,6 +16,8 @@ def _jsonable(value: Any) -> Any:
     """Return value with infinities made JSON-safe."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, datetime):
+        return value.isoformat()
     if isinstance(value, dict):
         return {key: _jsonable(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
@@ -176,6 +179,8 @@ class PageAnalysis:
     encoding: str | None = None
     """Codec the bytes were decoded with (None for str input)."""
     thresholds: Thresholds = field(default_factory=lambda: Thresholds(0.0, 0.0))
+    published: tuple[datetime, ...] = ()
+    """For an article: the publication times it declares, most trusted first (UTC)."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the whole analysis as JSON-ready data."""

@@ -30,6 +30,7 @@ from analyzer.model import (
     PageAnalysis,
 )
 from analyzer.paths import Namer
+from analyzer.pubdate import declared_times
 from analyzer.titles import Titler
 from analyzer.tree import parse
 from analyzer.walk import Block, Page, walk
@@ -115,6 +116,9 @@ def run(html: str | bytes, url: str | None = None, *, declared_encoding: str | N
     )
     others = _add_areas(analysis, page, content, found, resolver, namer)
     analysis.main_text = _main_text(main_text, others)
+    if kind == "information" and any(not area.teaser for area in analysis.informational_areas):
+        # Only an article is clipped, and its clips are dated by what it declares.
+        analysis.published = declared_times(html if isinstance(html, str) else bytes(html))
     return Run(analysis, page, content, found, namer, kind_reason)
 
 

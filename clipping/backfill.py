@@ -6,7 +6,7 @@ last CLIPPING_BACKFILL_DAYS days is matched against that one list, newest first:
 
 - pages the list already matched are left alone (their story reached the owner once; a
   newer version of the same text must not notify again);
-- at most CLIPPING_BACKFILL_MAX_PAGES pages are analysed and at most
+- at most CLIPPING_BACKFILL_MAX_PAGES pages are read (from what the crawler kept of each) and at most
   CLIPPING_BACKFILL_MAX_MATCHES matches made, so a broad list does not flood a mailbox;
 - clips and matches are the ones ingest makes (same unique keys, same duplicate rules), so
   a backfill that runs twice, or alongside the crawler's ingest, makes nothing twice;
@@ -29,9 +29,8 @@ from django.db.models import F, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
-from clipping.articles import not_an_article
 from clipping.conf import clipping_settings
-from clipping.ingest import IngestResult, analysis_of, clip_area, clippable_areas
+from clipping.ingest import IngestResult, clip_area
 from clipping.matching import KeywordIndex, compile_text
 from clipping.models import Clip, KeywordList, Match
 from clipping.reasons import record_reasons
@@ -73,16 +72,16 @@ def backfill_list(list_id: int) -> IngestResult:
         return result
     index = KeywordIndex.build([compiled])
     for version in _recent_versions(list_id, timezone.now() - timedelta(days=days), max_pages):
-        analysis, _ = analysis_of(version)
-        if analysis is None or not_an_article(version.page.url, analysis, version.page.site_id):
+        article = version.article_text()
+        if article is None or article.not_article:
             continue
         host = urlsplit(version.page.url).hostname
         with transaction.atomic():
             made = len(result.match_ids)
-            for area in clippable_areas(analysis):
+            for area in article.areas:
                 spans = index.match(area.text, host=host).get(list_id)
                 if spans:
-                    clip_area(version, analysis, area, {list_id: (spans, spans)}, result)
+                    clip_area(version, article, area, {list_id: (spans, spans)}, result)
             found_when_published(result.match_ids[made:])
             record_reasons(result.match_ids[made:])
         if len(result.match_ids) >= max_matches:
@@ -115,6 +114,7 @@ def _recent_versions(list_id: int, since, limit: int) -> list[PageVersion]:
         # Only what the crawler handed on: feeds, sitemaps and pages without informational
         # areas are never clipped.
         PageVersion.objects.filter(id__in=latest, has_information=True)
+        .defer("body")
         .select_related("page__site")
         .order_by("-fetched_at", "-id")[:limit]
     )

@@ -1,5 +1,9 @@
 """Turn an analysed page version into clips and matches. Safe to retry; only new text notifies.
 
+The page was analysed once, by the crawler: a version keeps what clipping reads of it
+(`crawler.models.pages.ArticleText`: whether it is an article, its text, the areas that can
+make clips, its declared publication times), and nothing here parses its body again.
+
 1. Lock the page's SeenText row, so ingests of one page run one at a time; a version older
    than the newest one ingested is ignored.
 2. Per informational area (teasers excepted: the article they announce is clipped when it is
@@ -8,7 +12,7 @@
 3. Match the area against the keyword index. A list counts only if one of its spans lies in
    a new sentence: unchanged text never notifies again, whichever lists exist now.
 4. One Clip per version and area (unique), its summary around the first new span, its time
-   the one the page declares (clipping.pubdate), else when first seen (for new text on a
+   the one the page declares (analyzer.pubdate), else when first seen (for new text on a
    page ingested before, always when first seen). A near
    duplicate of a clip from another page joins that clip's story as a duplicate.
 5. One Match per list and story (unique): a list that already has the story gets no second.
@@ -25,20 +29,19 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import BooleanField, Exists, ExpressionWrapper, OuterRef, Q
 from django.utils import timezone
 
-from analyzer import AnalyzerError, InfoArea, PageAnalysis, summarize
+from analyzer import summarize
+from analyzer.pubdate import trusted_time
 from analyzer.text import sentence_spans, tokenize
 from clipping import neardup
-from clipping.articles import not_an_article
 from clipping.conf import clipping_settings
 from clipping.models import Clip, KeywordList, Match, SeenText
-from clipping.pubdate import published_time
 from clipping.reasons import record_reasons
 from clipping.safetext import one_line
-from crawler.extract.page import analyze_page
 from crawler.models import PageVersion, Site
+from crawler.models.pages import ArticleArea, ArticleText
 
 if TYPE_CHECKING:
     from clipping.matching import KeywordIndex, MatchedSpan
@@ -50,6 +53,7 @@ TITLE_LIMIT = 300
 INGEST_STALLED_AFTER = timedelta(minutes=10)
 INGEST_LOOKBACK = timedelta(days=1)
 STALLED_BATCH_LIMIT = 5000
+NOTHING_KEPT = "Not analysable: the crawler kept no article text of this version."
 
 logger = logging.getLogger(__name__)
 
@@ -67,17 +71,25 @@ class IngestResult:
 
 
 def ingest_version(version_id: int, *, index: KeywordIndex | None = None) -> IngestResult:
-    """Analyse a stored page version and ingest it."""
-    version = PageVersion.objects.select_related("page__site").filter(id=version_id).first()
+    """Ingest a stored page version from what the crawler kept of it."""
+    version = (
+        PageVersion.objects.select_related("page__site")
+        .defer("body")
+        .annotate(pruned=ExpressionWrapper(Q(body__isnull=True), output_field=BooleanField()))
+        .filter(id=version_id)
+        .first()
+    )
     if version is None:
         return IngestResult(skipped="The page version no longer exists.")
-    # A replayed hand-on (a crawl taken over after a crash) costs one query, not an analysis.
+    # A replayed hand-on (a crawl taken over after a crash) costs one query.
     if SeenText.objects.filter(page_id=version.page_id, checked_id__gte=version.id).exists():
         return IngestResult(skipped="This version or a newer one was looked at already.")
-    analysis, why_not = analysis_of(version)
-    if analysis is None:
-        return checked(version, IngestResult(skipped=why_not))
-    return ingest(version, analysis, index=index)
+    if version.pruned:
+        return checked(version, IngestResult(skipped="The body was pruned."))
+    article = version.article_text()
+    if article is None:
+        return checked(version, IngestResult(skipped=NOTHING_KEPT))
+    return ingest(version, article, index=index)
 
 
 def checked(version: PageVersion, result: IngestResult) -> IngestResult:
@@ -134,31 +146,13 @@ def ingest_versions(version_ids: list[int]) -> IngestResult:
     return total
 
 
-def analysis_of(version: PageVersion) -> tuple[PageAnalysis | None, str]:
-    """Return the analysis of a stored version, or None and why there is none."""
-    body = version.raw_body()
-    if body is None:
-        return None, "The body was pruned."
-    try:
-        return analyze_page(body, version.page.url, version.encoding or None), ""
-    except AnalyzerError as exc:
-        return None, f"Not analysable: {exc}"
-
-
-def clippable_areas(analysis: PageAnalysis) -> list[InfoArea]:
-    """Return the informational areas that can make clips: teasers and empty areas cannot
-    (the article a teaser announces is clipped when it is fetched)."""
-    return [a for a in analysis.informational_areas if not a.teaser and a.text.strip()]
-
-
 def ingest(
-    page_version: PageVersion, analysis: PageAnalysis, *, index: KeywordIndex | None = None
+    page_version: PageVersion, article: ArticleText, *, index: KeywordIndex | None = None
 ) -> IngestResult:
     """Write the clips and matches of the new text of one analysed page version."""
     page = page_version.page
-    not_article = not_an_article(page.url, analysis, page.site_id)
-    if not_article:
-        return checked(page_version, IngestResult(skipped=not_article))
+    if article.not_article:
+        return checked(page_version, IngestResult(skipped=article.not_article))
     index = index if index is not None else keyword_index()
     result = IngestResult()
     with transaction.atomic():
@@ -170,10 +164,10 @@ def ingest(
         revision = seen.version_id > 0  # the page was ingested before: its new text is new now
         # Every sentence visible on the page counts as seen, not only those inside areas:
         # area boundaries may shift between versions while the text stays the same.
-        digests = [digest for _, _, digest in sentences(analysis.text, analysis.language)]
-        for area in clippable_areas(analysis):
+        digests = [digest for _, _, digest in sentences(article.text, article.language)]
+        for area in article.areas:
             fresh = []
-            for start, end, digest in sentences(area.text, analysis.language):
+            for start, end, digest in sentences(area.text, article.language):
                 digests.append(digest)
                 if digest not in known:
                     fresh.append((start, end))
@@ -182,7 +176,7 @@ def ingest(
                 found = index.match(area.text, host=urlsplit(page.url).hostname, new_text=fresh)
                 clip_area(
                     page_version,
-                    analysis,
+                    article,
                     area,
                     new_spans(found, fresh),
                     result,
@@ -238,8 +232,8 @@ def keyword_index() -> KeywordIndex:
 
 def clip_area(
     version: PageVersion,
-    analysis: PageAnalysis,
-    area: InfoArea,
+    article: ArticleText,
+    area: ArticleArea,
     found: dict[int, tuple[list[MatchedSpan], list[MatchedSpan]]],
     result: IngestResult,
     *,
@@ -257,11 +251,11 @@ def clip_area(
         return
     lists = sorted(owners)
     clip = _write_clip(
-        version, analysis, area, [found[list_id] for list_id in lists], result, revision=revision
+        version, article, area, [found[list_id] for list_id in lists], result, revision=revision
     )
     for list_id in lists:
         _write_match(
-            clip, list_id, owners[list_id], found[list_id], (area.text, analysis.language), result
+            clip, list_id, owners[list_id], found[list_id], (area.text, article.language), result
         )
 
 
@@ -275,15 +269,15 @@ def audience_only(owners: dict[int, int], site_id: int | None) -> dict[int, int]
 
 def _write_clip(
     version: PageVersion,
-    analysis: PageAnalysis,
-    area: InfoArea,
+    article: ArticleText,
+    area: ArticleArea,
     found: list[tuple[list[MatchedSpan], list[MatchedSpan]]],
     result: IngestResult,
     *,
     revision: bool,
 ) -> Clip:
     """Return the area's clip, written once; a near duplicate joins its original's story."""
-    language = analysis.language
+    language = article.language
     first = min((new[0] for new, _ in found), key=lambda s: (s.start, s.end))
     every = [span for _, spans in found for span in spans]
     summary, marks = _window(area.text, first, every, language)
@@ -304,12 +298,14 @@ def _write_clip(
             "page_id": page.id,
             "url": page.url,
             "host": urlsplit(page.url).hostname or "",
-            "title": one_line(area.title or analysis.title or summary, TITLE_LIMIT),
+            "title": one_line(area.title or article.title or summary, TITLE_LIMIT),
             "summary": summary,
             "spans": marks,
             "language": language[:8],
             "seen_at": version.fetched_at,
-            "published_at": version.fetched_at if revision else _published_at(version),
+            "published_at": version.fetched_at
+            if revision
+            else trusted_time(article.published, seen_at=version.fetched_at) or version.fetched_at,
             "fingerprint": print_.to_bytes() if print_ is not None else None,
             "duplicate_of": original,
         },
@@ -347,20 +343,6 @@ def _write_match(
         result.match_ids.append(match.id)
     else:
         result.repeats += 1
-
-
-def _published_at(version: PageVersion) -> datetime:
-    """Return when the page says it was published, else when this text was first seen.
-
-    Parsed once per version (a page with several clips shares it) and only when a clip is made.
-    """
-    cached = getattr(version, "_webclip_published_at", None)
-    if cached is None:
-        body = version.raw_body()
-        declared = published_time(body, seen_at=version.fetched_at) if body else None
-        cached = declared or version.fetched_at
-        version._webclip_published_at = cached  # type: ignore[attr-defined]
-    return cached
 
 
 def _window(

@@ -344,10 +344,21 @@ def non_html(url: str) -> bool:
     )
 
 
-def origin_of(url: str) -> str:
-    """Return scheme://host[:port] of a canonical URL."""
+def origin(url: str) -> str:
+    """Return scheme://host[:port] of `url`, the one spelling every comparison of origins uses.
+
+    Scheme and host in lower case, a trailing dot on the host left out (the same server to
+    the fetcher), the default port left out, an IPv6 host in brackets. Raises ValueError for
+    a port that is not a number.
+    """
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").rstrip(".")
+    if ":" in host:
+        host = f"[{host}]"
+    port = parts.port
+    suffix = f":{port}" if port is not None and port != DEFAULT_PORTS.get(scheme) else ""
+    return f"{scheme}://{host}{suffix}"
 
 
 def served_alias(declared: str, fetched: str) -> tuple[str, str] | None:
@@ -360,13 +371,15 @@ def served_alias(declared: str, fetched: str) -> tuple[str, str] | None:
     there, here = urlsplit(declared), urlsplit(fetched)
     if not there.netloc or there.netloc == here.netloc or there.path != here.path:
         return None
-    return origin_of(declared), origin_of(fetched)
+    return origin(declared), origin(fetched)
 
 
 def mapped(url: str, aliases: dict[str, str]) -> str:
     """Return `url` on the served origin when it is on a known production origin."""
     if not aliases:
         return url
-    origin = origin_of(url)
-    served = aliases.get(origin)
-    return served + url[len(origin) :] if served else url
+    served = aliases.get(origin(url))
+    if not served:
+        return url
+    parts = urlsplit(url)
+    return served + urlunsplit(("", "", parts.path, parts.query, parts.fragment))

@@ -5,17 +5,21 @@ Each builder takes explicit values with plain defaults and writes to the test da
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from datetime import datetime, timedelta
 
 from django.utils import timezone
 
-from analyzer import analyze
+from analyzer import AnalyzerError, PageAnalysis, analyze
 from clipping.ingest import IngestResult, ingest
 from clipping.matching import KeywordIndex, current_index
 from clipping.matching.live import refresh_index
 from clipping.models import Clip, KeywordList, Match
+from crawler.extract.extracted import judged
+from crawler.extract.page import from_analysis
 from crawler.models import CrawlRun, Page, PageVersion, Site
+from crawler.models.pages import ArticleText
 
 PASSWORD = "correct-horse-battery-9"
 
@@ -82,14 +86,26 @@ def store_version(
         has_information=has_information,
     )
     version.set_body(body)
+    if has_information:
+        with contextlib.suppress(AnalyzerError):  # nothing is kept of a page not analysable
+            version.article = kept(analyze(body, url), version).pack()
     version.save()
     return version
+
+
+def kept(analysis: PageAnalysis, version: PageVersion) -> ArticleText:
+    """Return what the crawler keeps for clipping of a page analysed as `analysis`."""
+    extracted = from_analysis(analysis, lambda url: url)
+    extracted.has_information = True  # kept for every page handed on to clipping
+    article = judged(extracted, version.page.site_id, version.page.url).article
+    assert article is not None
+    return article
 
 
 def ingest_html(site: Site, url: str, html: str, **kwargs: object) -> IngestResult:
     """Store a version of a page, analyse it with the real analyzer and ingest it."""
     version = store_version(site, url, html)
-    return ingest(version, analyze(html, url), index=active_index(), **kwargs)
+    return ingest(version, kept(analyze(html, url), version), index=active_index(), **kwargs)
 
 
 def make_clip(

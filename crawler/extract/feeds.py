@@ -20,6 +20,7 @@ from lxml import etree
 # A sitemap may hold 50,000 URLs and weigh 50 MB uncompressed (sitemaps.org limits).
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024
 MAX_SITEMAP_URLS = 50_000
+ITEM_WORDS = 2000  # characters of a feed item's words kept
 
 FEED_TYPES = frozenset(
     {"application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/feed+json"}
@@ -39,6 +40,9 @@ class Discovered:
     kind: str  # "sitemap", "feed" or "" when the body is neither
     urls: list[str] = field(default_factory=list)
     sitemaps: list[str] = field(default_factory=list)
+    # A feed's items come with their own words (title, summary, categories), per item URL:
+    # the crawler weighs the link to an item by them before fetching it.
+    texts: dict[str, str] = field(default_factory=dict)
 
 
 def parse_sitemap(body: bytes, base_url: str) -> Discovered:
@@ -61,52 +65,37 @@ def parse_sitemap(body: bytes, base_url: str) -> Discovered:
 
 
 def parse_feed(body: bytes, base_url: str) -> Discovered:
-    """Return the item URLs of an RSS 2.0, RSS 1.0 (RDF) or Atom feed."""
+    """Return the item URLs of an RSS 2.0, RSS 1.0 (RDF) or Atom feed, with their words."""
     root = _xml_root(_inflate(body, MAX_SITEMAP_BYTES))
     if root is None:
         return Discovered("")
     name = etree.QName(root).localname.lower()
-    found = Discovered("feed")
     if name == "feed":  # Atom
-        for entry in root.iter("{*}entry"):
-            href = _atom_entry_link(entry)
-            if href:
-                found.urls.append(urljoin(_xml_base(entry, base_url), href))
+        entries = root.iter("{*}entry")
+        items = [(entry, _atom_entry_link(entry), _xml_base(entry, base_url)) for entry in entries]
     elif name in {"rss", "rdf"}:
-        for item in root.iter("{*}item", "item"):
-            href = _rss_item_link(item)
-            if href:
-                found.urls.append(urljoin(base_url, href))
+        items = [(item, _rss_item_link(item), base_url) for item in root.iter("{*}item", "item")]
     else:
         return Discovered("")
+    found = Discovered("feed")
+    for item, href, base in items:
+        if href:
+            url = urljoin(base, href)
+            found.urls.append(url)
+            found.texts[url] = _item_words(item)
     return found
 
 
-def feed_item_texts(body: bytes, base_url: str, limit: int = 2000) -> dict[str, str]:
-    """Return, per item URL of an RSS or Atom feed, its title and the start of its summary.
-
-    A feed is a hub whose items come with their own words: the crawler weighs the link to
-    an item by them before fetching it.
-    """
-    try:
-        root = _xml_root(_inflate(body, MAX_SITEMAP_BYTES))
-    except DiscoveryError:
-        return {}
-    if root is None:
-        return {}
-    texts: dict[str, str] = {}
-    atom = etree.QName(root).localname.lower() == "feed"
-    for item in root.iter("{*}entry") if atom else root.iter("{*}item", "item"):
-        href = _atom_entry_link(item) if atom else _rss_item_link(item)
-        if not href:
+def _item_words(item: etree._Element, limit: int = ITEM_WORDS) -> str:
+    """Return a feed item's title and the start of its summary and categories, as plain text."""
+    words = []
+    for child in item:
+        if not isinstance(child.tag, str):  # a comment or processing instruction
             continue
-        words = []
-        for child in item:
-            name = etree.QName(child).localname.lower()
-            if name in {"title", "description", "summary", "category", "subject"}:
-                words.append(_plain(child.text or child.get("term") or ""))
-        texts[urljoin(base_url, href)] = " ".join(w for w in words if w)[:limit]
-    return texts
+        name = etree.QName(child).localname.lower()
+        if name in {"title", "description", "summary", "category", "subject"}:
+            words.append(_plain(child.text or child.get("term") or ""))
+    return " ".join(w for w in words if w)[:limit]
 
 
 def _plain(text: str) -> str:

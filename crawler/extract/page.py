@@ -15,11 +15,11 @@ from analyzer.errors import AnalyzerError
 from analyzer.isolation import Reader, analyze_and_read_isolated
 from analyzer.model import PageAnalysis
 from crawler.conf import MIB, analysis_settings
-from crawler.extract.feeds import DiscoveryError, feed_links, parse_feed, parse_sitemap
-from crawler.fetch.body import content_kind
+from crawler.extract.extracted import Extracted
+from crawler.extract.feeds import Discovered, DiscoveryError, feed_links, parse_feed, parse_sitemap
 from crawler.fetch.result import FetchResult
 from crawler.models.pages import pack_body
-from crawler.store.pages import Extracted, content_hash
+from crawler.store.pages import content_hash
 from crawler.strategies.base import HUB, LinkRecord
 
 Canonical = Callable[[str], str]
@@ -36,17 +36,21 @@ class Ahead:
     read: Any = None  # what the crawl's strategy had read of it (`Strategy.read_ahead`)
 
 
-def extract(fetched: FetchResult, canonical: Canonical, ahead: Ahead | None = None) -> Extracted:
+def extract(
+    fetched: FetchResult,
+    canonical: Canonical,
+    ahead: Ahead | None = None,
+    discovered: Discovered | DiscoveryError | None = None,
+) -> Extracted:
     """Analyse a successfully fetched body and return its kind, summary and canonical links.
 
-    `ahead`: the body's analysis made by `analyse_ahead`, used instead of analysing again.
+    `ahead`: the body's analysis made by `analyse_ahead`, used instead of analysing again;
+    `discovered`: a sitemap or feed body already parsed by `discover` (or why it could not be).
     """
     base = fetched.final_url or fetched.url
-    kind = content_kind(fetched.content_type, fetched.body)
-    if kind == "sitemap" or fetched.body.startswith(b"\x1f\x8b"):  # sitemap.xml.gz
-        return _discovered(fetched, base, canonical, sitemap=True)
-    if kind == "feed":
-        return _discovered(fetched, base, canonical, sitemap=False)
+    kind = fetched.body_kind
+    if is_discovery(fetched):
+        return _discovered(fetched, canonical, discovered)
     if kind != "html":
         return Extracted(summary={"kind": kind or "unknown"})
     try:
@@ -76,9 +80,7 @@ async def analyse_ahead(fetched: FetchResult, reader: Reader | None = None) -> A
     ones, and `extract` finds the work done. `reader` (the strategy's `read_ahead`) reads
     the page in the analysing process beside its analysis.
     """
-    if not fetched.succeeded or fetched.body.startswith(b"\x1f\x8b"):
-        return None
-    if content_kind(fetched.content_type, fetched.body) != "html":
+    if not fetched.succeeded or is_discovery(fetched) or fetched.body_kind != "html":
         return None
     return await asyncio.to_thread(_ahead, fetched, reader)
 
@@ -173,12 +175,34 @@ def summarize(analysis: PageAnalysis) -> dict[str, object]:
     }
 
 
+def is_discovery(fetched: FetchResult) -> bool:
+    """Tell whether a body is a sitemap (sitemap.xml.gz included) or a feed."""
+    return _is_sitemap(fetched) or fetched.body_kind == "feed"
+
+
+def discover(fetched: FetchResult) -> Discovered:
+    """Parse a sitemap or feed body once: its URLs as written, resolved against its URL.
+
+    Raises DiscoveryError for a body that cannot be read (too large, broken compression).
+    """
+    base = fetched.final_url or fetched.url
+    if _is_sitemap(fetched):
+        return parse_sitemap(fetched.body, base)
+    return parse_feed(fetched.body, base)
+
+
+def _is_sitemap(fetched: FetchResult) -> bool:
+    return fetched.body_kind == "sitemap" or fetched.body.startswith(b"\x1f\x8b")
+
+
 def _discovered(
-    fetched: FetchResult, base: str, canonical: Canonical, *, sitemap: bool
+    fetched: FetchResult, canonical: Canonical, discovered: Discovered | DiscoveryError | None
 ) -> Extracted:
-    area = "sitemap" if sitemap else "feed"
+    area = "sitemap" if _is_sitemap(fetched) else "feed"
     try:
-        found = parse_sitemap(fetched.body, base) if sitemap else parse_feed(fetched.body, base)
+        if isinstance(discovered, DiscoveryError):
+            raise discovered
+        found = discovered if discovered is not None else discover(fetched)
     except DiscoveryError as exc:
         return Extracted(summary={"kind": area, "error": str(exc)[:500]})
     links = [
@@ -187,11 +211,17 @@ def _discovered(
         if url
     ]
     nested = [url for url in (_canonical_or_none(u, canonical) for u in found.sitemaps) if url]
+    texts = {}
+    for raw, words in found.texts.items():
+        url = _canonical_or_none(raw, canonical)
+        if url:
+            texts[url] = words
     return Extracted(
         kind=HUB,
         summary={"kind": area, "urls": len(links), "sitemaps": len(nested)},
         links=links,
         sitemaps=nested,
+        item_texts=texts,
     )
 
 

@@ -14,7 +14,7 @@ from crawler.fetch.client import Fetcher, check_url, connection_error, fetch_url
 from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
 from crawler.fetch.politeness import Clock, SystemClock, parse_retry_after
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult, PageRequest, failure
-from crawler.fetch.robots import RobotsRules, origin_of
+from crawler.fetch.robots import RobotsRules
 from crawler.fetch.slots import Slots, shared_slots
 from crawler.fetch.ssrf import (
     Resolver,
@@ -46,7 +46,6 @@ __all__ = [
     "failure",
     "fetch_url",
     "host_refusal",
-    "origin_of",
     "parse_retry_after",
     "policy_from_settings",
     "shared_slots",

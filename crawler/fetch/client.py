@@ -12,6 +12,7 @@ from urllib.parse import urlencode, urlsplit
 import aiohttp
 import yarl
 
+from crawler.canonical import origin
 from crawler.fetch.body import ACCEPT_ENCODING, ACCEPT_HEADER, BodyError
 from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
 from crawler.fetch.politeness import (
@@ -29,7 +30,7 @@ from crawler.fetch.reading import (
     redirected_request,
 )
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult, failure
-from crawler.fetch.robots import RobotsCache, RobotsRules, origin_of, rules_from
+from crawler.fetch.robots import RobotsCache, RobotsRules, rules_from
 from crawler.fetch.slots import Slots
 from crawler.fetch.ssrf import Resolver, VettingResolver, host_refusal, refusal_in, system_resolve
 from crawler.fetch.sync import run_sync
@@ -125,21 +126,21 @@ class Fetcher:
     async def robots(self, url: str, rules: SiteRules | None = None) -> RobotsRules:
         """Return the robots.txt rules for `url`'s origin, fetched at most once per TTL."""
         rules = rules or SiteRules()
-        origin = origin_of(url)
-        lock = self._robots_locks.setdefault(origin, asyncio.Lock())
+        scope = origin(url)
+        lock = self._robots_locks.setdefault(scope, asyncio.Lock())
         async with lock:  # concurrent fetches of one origin share one robots.txt request
-            cached = self.robots_cache.get(origin, self.clock.monotonic())
+            cached = self.robots_cache.get(scope, self.clock.monotonic())
             if cached is not None:
                 return cached
             result = await self._follow(
-                f"{origin}/robots.txt",
+                f"{scope}/robots.txt",
                 rules,
                 {},
                 cap=self.policy.robots_max_bytes,
                 for_robots=True,
             )
             found = rules_from(
-                origin, self.policy.robots_token, result, self.policy.robots_max_bytes
+                scope, self.policy.robots_token, result, self.policy.robots_max_bytes
             )
             if found.error_kind not in _NOT_CACHED:
                 self.robots_cache.put(found, self.clock.monotonic())

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from crawler.fetch.robots import origin_of
+from crawler.canonical import origin
 
 DEFAULT_USER_AGENT = "WebclipBot/0.1 (+https://example.invalid/bot)"
 # A product token (what robots.txt groups name), then somewhere a URL where site owners
@@ -97,7 +97,7 @@ def url_origin(url: str) -> str | None:
         return None
     if parts.scheme not in {"http", "https"} or not parts.hostname:
         return None
-    return origin_of(url)
+    return origin(url)
 
 
 def site_origins(site: Any) -> tuple[str, ...]:

@@ -13,7 +13,6 @@ from crawler.fetch.body import (
     GZIP_FILE_TYPES,
     BodyError,
     CappedDecoder,
-    content_kind,
     encodings_of,
     parse_content_type,
 )
@@ -64,7 +63,7 @@ async def read_response(
         if decoder.full:
             break
     result.body = b"".join(parts)
-    if checked and (not media or media in GZIP_FILE_TYPES) and not content_kind(media, result.body):
+    if checked and (not media or media in GZIP_FILE_TYPES) and not result.body_kind:
         raise BodyError(
             ErrorKind.CONTENT_TYPE, f"body of type {media or 'unknown'!r} is not markup"
         )

@@ -48,6 +48,8 @@ class FetchResult:
     dialogs: list[str] = field(default_factory=list)  # "alert: message", dismissed
     # For a rendered body: why it was rendered, main-document requests, list expansions...
     render_notes: dict[str, int | str] = field(default_factory=dict)
+    # The body's content kind, worked out once per body: (body, content type, kind).
+    _kind: tuple[bytes, str, str] | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -74,7 +76,17 @@ class FetchResult:
         """Name what the body is: "html", "feed", "sitemap", "xml", or "" without a body."""
         if not self.ok or self.not_modified:
             return ""
-        return content_kind(self.content_type, self.body)
+        return self.body_kind
+
+    @property
+    def body_kind(self) -> str:
+        """Name what the body holds by its content type and first bytes (`content_kind`),
+        worked out once however often it is asked, again only if the body is replaced."""
+        cached = self._kind
+        if cached is None or cached[0] is not self.body or cached[1] != self.content_type:
+            cached = (self.body, self.content_type, content_kind(self.content_type, self.body))
+            self._kind = cached
+        return cached[2]
 
     @property
     def html(self) -> str:

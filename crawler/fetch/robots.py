@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from protego import Protego
 
@@ -42,18 +41,6 @@ class RobotsRules:
             return None
         delay = self.parser.crawl_delay(self.token)
         return float(delay) if delay is not None else None
-
-
-def origin_of(url: str) -> str:
-    """Return scheme://host[:port] of `url`, the scope of one robots.txt."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"
-    default = {"http": 80, "https": 443}.get(parts.scheme)
-    port = parts.port
-    suffix = f":{port}" if port is not None and port != default else ""
-    return f"{parts.scheme}://{host}{suffix}"
 
 
 def rules_from(origin: str, token: str, result: FetchResult, max_bytes: int) -> RobotsRules:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from typing import TYPE_CHECKING
-from urllib.parse import parse_qsl, urlsplit
 
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
@@ -187,29 +186,3 @@ class RunRender(models.Model):
 
     def __str__(self) -> str:
         return self.url
-
-
-def is_result_page(site_id: int, url: str) -> bool:
-    """Tell whether `url` is a result page of one of the site's searches.
-
-    It goes to a search's endpoint (same host and path as the form's action) with the
-    keyword-query argument filled: whatever text it shows, it is a hub of results.
-    """
-    parts = urlsplit(url)
-    if not parts.query:
-        return False
-    filled = {name for name, value in parse_qsl(parts.query) if value.strip()}
-    rows = (
-        SiteSearch.objects.filter(site_id=site_id)
-        .exclude(query_arg="")
-        .values_list("action", "query_arg")
-    )
-    for action, query_arg in rows:
-        target = urlsplit(action)
-        same = (target.netloc.lower(), target.path or "/") == (
-            parts.netloc.lower(),
-            parts.path or "/",
-        )
-        if same and query_arg in filled:
-            return True
-    return False

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import zlib
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import models
@@ -160,6 +162,9 @@ class PageVersion(models.Model):
     analysis = models.JSONField(
         default=dict, blank=True, help_text="Summary of the analyzer's result."
     )
+    # What clipping reads of an informational version (`ArticleText`, zlib-packed JSON), so
+    # the page is analysed once, by the crawler.
+    article = models.BinaryField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["-fetched_at", "-id"]
@@ -186,6 +191,58 @@ class PageVersion(models.Model):
         if self.body is None:
             return None
         return zlib.decompress(bytes(self.body))
+
+    def article_text(self) -> ArticleText | None:
+        """Return what the crawler kept of the page for clipping, None if it kept nothing."""
+        if self.article is None:
+            return None
+        return ArticleText.unpack(bytes(self.article))
+
+
+@dataclass(frozen=True)
+class ArticleArea:
+    """One informational area that can make clips (no teaser, not empty)."""
+
+    path: str
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class ArticleText:
+    """What clipping needs of an analysed page: its verdict, text, areas and declared dates."""
+
+    not_article: str = ""  # why the page may not make clips ("" for an article)
+    language: str = ""
+    title: str = ""
+    text: str = ""  # every visible sentence: the ones shown before are not news again
+    areas: tuple[ArticleArea, ...] = ()
+    published: tuple[datetime, ...] = ()  # declared publication times, most trusted first
+
+    def pack(self) -> bytes:
+        """Return the text as a version keeps it (zlib-compressed JSON)."""
+        data = {
+            "not_article": self.not_article,
+            "language": self.language,
+            "title": self.title,
+            "text": self.text,
+            "areas": [[area.path, area.title, area.text] for area in self.areas],
+            "published": [moment.isoformat() for moment in self.published],
+        }
+        return zlib.compress(json.dumps(data, separators=(",", ":")).encode(), 6)
+
+    @classmethod
+    def unpack(cls, packed: bytes) -> ArticleText:
+        """Return the text `pack` made."""
+        data = json.loads(zlib.decompress(packed))
+        return cls(
+            not_article=data["not_article"],
+            language=data["language"],
+            title=data["title"],
+            text=data["text"],
+            areas=tuple(ArticleArea(*area) for area in data["areas"]),
+            published=tuple(datetime.fromisoformat(moment) for moment in data["published"]),
+        )
 
 
 def pack_body(data: bytes) -> bytes:

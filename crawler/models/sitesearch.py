@@ -17,7 +17,14 @@ from django.db.models import Case, Q, Value, When
 from crawler.models.site import _validate_http_url
 from crawler.sitesearch.analysis import Form, FormParseError
 from crawler.sitesearch.detect import search_forms
-from crawler.sitesearch.template import QUERY, URLENCODED, SearchTemplate, parse_template
+from crawler.sitesearch.template import (
+    QUERY,
+    URLENCODED,
+    SearchTemplate,
+    is_search_url,
+    looks_like_search,
+    parse_template,
+)
 
 if TYPE_CHECKING:
     from crawler.models.site import Site
@@ -184,3 +191,21 @@ class SiteSearch(models.Model):
 def template_fingerprint(url_template: str) -> str:
     """Return the fingerprint of a search known only by its URL template."""
     return hashlib.sha256(json.dumps(["GET", url_template]).encode()).hexdigest()
+
+
+def is_search_result(site_id: int | None, url: str) -> bool:
+    """Tell whether `url` is a search result page, a hub of results whatever text it shows.
+
+    1. Its shape says so (a /search segment, a ?q= argument...).
+    2. It asks one of the site's known searches something: a query string on the endpoint
+       (host and path) of the search's URL template or form action.
+    """
+    if looks_like_search(url):
+        return True
+    if site_id is None or "?" not in url:
+        return False
+    rows = SiteSearch.objects.filter(site_id=site_id).values_list("url_template", "action")
+    return any(
+        (template and is_search_url(url, template)) or (action and is_search_url(url, action))
+        for template, action in rows
+    )

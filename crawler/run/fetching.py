@@ -10,7 +10,6 @@ from crawler.fetch import (
     Fetcher,
     FetchResult,
     SiteRules,
-    content_kind,
     failure,
     policy_from_settings,
     shared_slots,
@@ -84,7 +83,7 @@ async def open_backend(site: Site) -> FetchBackend:
 
 def is_html(fetched: FetchResult) -> bool:
     """Tell whether a fetched body is an HTML page."""
-    return content_kind(fetched.content_type, fetched.body) == "html"
+    return fetched.body_kind == "html"
 
 
 def looks_like_script_shell(body: bytes) -> bool:

@@ -17,11 +17,11 @@ from datetime import datetime
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from crawler.canonical import BadURL, origin_of, pager_links, served_alias
-from crawler.extract.feeds import DiscoveryError, feed_item_texts, parse_sitemap
+from crawler.canonical import BadURL, origin, pager_links, served_alias
+from crawler.extract.extracted import Extracted, judged
+from crawler.extract.feeds import Discovered, DiscoveryError
 from crawler.extract.hints import declared_canonical
-from crawler.extract.page import Ahead, extract
-from crawler.fetch.body import content_kind
+from crawler.extract.page import Ahead, discover, extract, is_discovery
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.models.hiddenweb import RunRender
@@ -29,7 +29,6 @@ from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
 from crawler.store import held
 from crawler.store import pages as storage
-from crawler.store.pages import Extracted
 from crawler.strategies.base import ANNOUNCED, LinkRecord, PageObservation
 
 logger = logging.getLogger(__name__)
@@ -231,8 +230,11 @@ def _answered(
         observation = _observation(page, result, links=_stored_links(page))
         return Outcome(observation, counts | {"unchanged": 1})
     new = latest is None
-    declared = _learn_from_head(frontier, page, result)
-    extracted = extract(result, frontier.canonical, ahead)
+    discovered = _discovered(result)
+    declared = _learn_from_head(frontier, page, result, discovered)
+    extracted = judged(
+        extract(result, frontier.canonical, ahead, discovered), page.site_id, page.url
+    )
     pagers = _pager_links(page, extracted)
     ids = _admit_links(frontier, page, extracted, pagers, now=now)
     counts |= _judge_shape(frontier, page, extracted, declared)
@@ -256,7 +258,7 @@ def _answered(
         analysis=extracted.analysis,
         links=extracted.links + _discovery_links(extracted),
         canonical=declared,
-        link_texts=_feed_texts(frontier, result, extracted),
+        link_texts=extracted.item_texts,
         body=result.body if extracted.analysis is not None else b"",
         read_ahead=ahead.read if ahead is not None else None,
         pagers=pagers,
@@ -300,7 +302,23 @@ def _pager_links(page: Page, extracted: Extracted) -> frozenset[str]:
     return pager_links(page.url, extracted.links, rels)
 
 
-def _learn_from_head(frontier: Frontier, page: Page, result: FetchResult) -> str | None:
+def _discovered(result: FetchResult) -> Discovered | DiscoveryError | None:
+    """Return a sitemap's or feed's URLs, parsed once for the aliases and the extraction
+    (or why it could not be read); None for any other body."""
+    if not is_discovery(result):
+        return None
+    try:
+        return discover(result)
+    except DiscoveryError as exc:
+        return exc
+
+
+def _learn_from_head(
+    frontier: Frontier,
+    page: Page,
+    result: FetchResult,
+    discovered: Discovered | DiscoveryError | None,
+) -> str | None:
     """Return the URL the page declares canonical (on the served origin), learning aliases.
 
     1. A seed declaring the same path on another origin names the site's production host:
@@ -308,13 +326,12 @@ def _learn_from_head(frontier: Frontier, page: Page, result: FetchResult) -> str
     2. A sitemap whose URLs all sit on one other origin names it too (a sitemap may list
        only URLs of its own host).
     """
-    kind = content_kind(result.content_type, result.body)
+    if isinstance(discovered, Discovered) and discovered.kind == "sitemap":
+        _learn_from_sitemap(frontier, discovered, result.final_url or result.url)
+        return None
+    if result.body_kind != "html":
+        return None
     base = result.final_url or result.url
-    if kind == "sitemap":
-        _learn_from_sitemap(frontier, result.body, base)
-        return None
-    if kind != "html":
-        return None
     raw = declared_canonical(result.body, base)
     if raw is None:
         return None
@@ -328,14 +345,10 @@ def _learn_from_head(frontier: Frontier, page: Page, result: FetchResult) -> str
     return declared
 
 
-def _learn_from_sitemap(frontier: Frontier, body: bytes, base: str) -> None:
-    try:
-        found = parse_sitemap(body, base)
-    except DiscoveryError:
-        return
+def _learn_from_sitemap(frontier: Frontier, found: Discovered, base: str) -> None:
     urls = found.urls + found.sitemaps
-    origins = {origin_of(url) for url in urls[:1000] if "://" in url}
-    here = origin_of(base)
+    origins = {origin(url) for url in urls[:1000] if "://" in url}
+    here = origin(base)
     if len(origins) == 1 and here not in origins:
         frontier.learn_alias(origins.pop(), here)
 
@@ -361,19 +374,6 @@ def _judge_shape(
     if duplicates:
         counts["duplicate_fetches"] = duplicates
     return counts
-
-
-def _feed_texts(frontier: Frontier, result: FetchResult, extracted: Extracted) -> dict[str, str]:
-    """Return the words of a feed's items per canonical item URL (empty for other pages)."""
-    if extracted.summary.get("kind") != "feed":
-        return {}
-    texts = {}
-    for url, text in feed_item_texts(result.body, result.final_url or result.url).items():
-        try:
-            texts[frontier.canonical(url)] = text
-        except BadURL:
-            continue
-    return texts
 
 
 def _left_to_render(result: FetchResult, render_shells: str) -> bool:

@@ -16,6 +16,12 @@ from crawler.sitesearch.analysis import Form
 
 QUERY = "{query}"
 URLENCODED = "application/x-www-form-urlencoded"
+# A path segment naming a search, in the languages of the watched sites.
+SEARCH_SEGMENTS = frozenset(
+    {"search", "suche", "recherche", "buscar", "busca", "cerca", "zoeken", "sok", "szukaj", "haku"}
+)
+# Query arguments that carry a search's keywords; "s" only at the site root (WordPress).
+SEARCH_ARGUMENTS = frozenset({"q", "query", "search", "keywords", "searchword", "searchterm"})
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,16 @@ def encode(pairs: Sequence[tuple[str, str]], keep: str = "") -> str:
 def search_url(template: str, query: str) -> str:
     """Return the template with {query} replaced by the form-encoded query."""
     return template.replace(QUERY, quote_plus(query))
+
+
+def looks_like_search(url: str) -> bool:
+    """Tell whether a URL has the shape of a search result page (/search, ?q=...)."""
+    parts = urlsplit(url)
+    segments = {segment.lower() for segment in parts.path.split("/") if segment}
+    if segments & SEARCH_SEGMENTS:
+        return True
+    names = {name.lower() for name, value in parse_qsl(parts.query) if value.strip()}
+    return bool(names & SEARCH_ARGUMENTS) or ("s" in names and parts.path in ("", "/"))
 
 
 def is_search_url(url: str, template: str) -> bool:

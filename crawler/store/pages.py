@@ -12,8 +12,8 @@ Inside `crawler.store.held.writes_held` the rows of `record_version` and `record
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.db.models import F, Q
@@ -23,28 +23,15 @@ from crawler import hooks
 from crawler.conf import crawler_settings
 from crawler.fetch.result import FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
-from crawler.models.hiddenweb import is_result_page
 from crawler.store.held import held_now, hold_statement, insert_links, max_links
 from crawler.store.revisit import change_rate, is_hub, record_visit, visit_wait
 from crawler.strategies.base import LinkRecord
 
+if TYPE_CHECKING:
+    from crawler.extract.extracted import Extracted
+
 NEW, CHANGED, UNCHANGED, FAILED, ROBOTS = "new", "changed", "unchanged", "failed", "robots"
 ERROR_CHARS = 300  # Page.error's length
-
-
-@dataclass
-class Extracted:
-    """What analysing a body produced: the page kind, a summary to store, and its links."""
-
-    kind: str = ""  # Page.Kind value or ""
-    title: str = ""
-    has_information: bool = False
-    summary: dict[str, object] = field(default_factory=dict)
-    links: list[LinkRecord] = field(default_factory=list)
-    feeds: list[str] = field(default_factory=list)  # RSS/Atom feeds the page announces
-    sitemaps: list[str] = field(default_factory=list)  # nested sitemaps of a sitemap index
-    encoding: str = ""
-    analysis: object = None  # the analyzer's PageAnalysis, for strategies
 
 
 def content_hash(body: bytes) -> str:
@@ -169,9 +156,6 @@ def record_version(
     page has no stored version yet.
     """
     now = now or timezone.now()
-    if extracted.kind and is_result_page(page.site_id, page.url):
-        # A site-search result page is a hub whatever text its results show: never a clip.
-        extracted = replace(extracted, kind=Page.Kind.HUB, has_information=False)
     version = PageVersion(
         page=page,
         run=run,
@@ -186,6 +170,7 @@ def record_version(
         kind=extracted.kind,
         has_information=extracted.has_information,
         analysis=extracted.summary,
+        article=extracted.article.pack() if extracted.article is not None else None,
     )
     version.set_body(fetched.body, packed)
     page.kind = extracted.kind
@@ -312,7 +297,8 @@ def _link_rows(
 
 
 def _prune_bodies(page: Page) -> None:
-    """Drop the bodies of versions older than the newest CRAWLER_VERSIONS_KEPT."""
+    """Drop the bodies (and the text kept for clipping) of versions older than the newest
+    CRAWLER_VERSIONS_KEPT."""
     kept = crawler_settings().versions_kept
     old = (
         PageVersion.objects.filter(page=page, body__isnull=False)
@@ -321,4 +307,4 @@ def _prune_bodies(page: Page) -> None:
     )
     old_ids = list(old)
     if old_ids:
-        PageVersion.objects.filter(id__in=old_ids).update(body=None)
+        PageVersion.objects.filter(id__in=old_ids).update(body=None, article=None)

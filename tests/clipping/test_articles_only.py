@@ -8,13 +8,13 @@ from collections.abc import Iterator
 import pytest
 
 from analyzer import analyze
-from clipping.articles import looks_like_search, not_an_article
 from clipping.ingest import ingest
 from clipping.models import Clip, Match
 from crawler.models.sitesearch import SiteSearch
+from crawler.sitesearch.template import looks_like_search
 from demo.server import serve
 from tests.clipping.pages import RAIL, article
-from tests.factories import active_index, make_list, make_site, store_version
+from tests.factories import active_index, kept, make_list, make_site, store_version
 
 pytestmark = pytest.mark.django_db
 
@@ -36,7 +36,7 @@ def fetch(url: str) -> str:
 def ingest_url(site, url: str):
     html = fetch(url)
     version = store_version(site, url, html)
-    return ingest(version, analyze(html, url), index=active_index())
+    return ingest(version, kept(analyze(html, url), version), index=active_index())
 
 
 def test_the_demo_sites_search_results_and_sections_make_no_clip(demo, alice):
@@ -74,19 +74,20 @@ def test_a_search_page_of_a_form_the_site_is_known_for_makes_no_clip(site, alice
     html = article("Rail strike ends after three days", RAIL)
     version = store_version(site, url, html)
 
-    result = ingest(version, analyze(html, url), index=active_index())
+    result = ingest(version, kept(analyze(html, url), version), index=active_index())
 
     assert result.clips == 0 and "search result page" in result.skipped
     same = store_version(site, "https://news.example.com/news/rail", html)
-    assert ingest(same, analyze(html, same.page.url), index=active_index()).clips == 1
+    assert ingest(same, kept(analyze(html, same.page.url), same), index=active_index()).clips == 1
 
 
 def test_a_hub_page_is_never_an_article(site):
     html = article("Rail strike ends after three days", RAIL)
+    version = store_version(site, "https://news.example.com/news/rail", html)
     analysis = analyze(html, "https://news.example.com/news/rail")
-    assert not_an_article(analysis.url, analysis, site.id) == ""
+    assert kept(analysis, version).not_article == ""
     analysis.kind = "hub"
-    assert "hub page" in not_an_article(analysis.url, analysis, site.id)
+    assert "hub page" in kept(analysis, version).not_article
 
 
 @pytest.mark.parametrize(
@@ -112,7 +113,7 @@ def test_a_search_page_showing_one_hit_in_full_makes_no_clip(site, alice):
     html = article("Rail strike ends after three days", RAIL)
     version = store_version(site, "https://news.example.com/search?q=rail+strike", html)
 
-    result = ingest(version, analyze(html, version.page.url), index=active_index())
+    result = ingest(version, kept(analyze(html, version.page.url), version), index=active_index())
 
     assert (result.clips, result.matches) == (0, 0)
     assert not Clip.objects.exists()

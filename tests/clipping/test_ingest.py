@@ -20,7 +20,14 @@ from clipping.ingest import (
 from clipping.matching import MAX_SPANS_PER_TERM
 from clipping.models import Clip, Match
 from tests.clipping.pages import RAIL, SOLAR, article, front_page
-from tests.factories import active_index, ingest_html, make_list, make_site, store_version
+from tests.factories import (
+    active_index,
+    ingest_html,
+    kept,
+    make_list,
+    make_site,
+    store_version,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -60,8 +67,8 @@ def test_ingesting_the_same_version_again_creates_nothing(site, alice):
     version = store_version(site, URL, article("Council backs solar subsidies", SOLAR))
     analysis = analyze(version.raw_body(), URL)
 
-    first = ingest(version, analysis, index=active_index())
-    again = ingest(version, analysis, index=active_index())
+    first = ingest(version, kept(analysis, version), index=active_index())
+    again = ingest(version, kept(analysis, version), index=active_index())
 
     assert (first.clips, first.matches) == (1, 1)
     assert (again.clips, again.matches) == (0, 0)
@@ -159,9 +166,9 @@ def test_an_older_version_ingested_late_is_ignored(site, alice):
     make_list(alice, "Energy", "subsidy")
     old = store_version(site, URL, article("Council backs solar subsidies", SOLAR))
     new = store_version(site, URL, article("Council backs solar subsidies", SOLAR))
-    ingest(new, analyze(new.raw_body(), URL), index=active_index())
+    ingest(new, kept(analyze(new.raw_body(), URL), new), index=active_index())
 
-    result = ingest(old, analyze(old.raw_body(), URL), index=active_index())
+    result = ingest(old, kept(analyze(old.raw_body(), URL), old), index=active_index())
 
     assert result.skipped and result.matches == 0
 
@@ -221,7 +228,7 @@ def test_inactive_lists_match_nothing(site, alice):
     energy.save()
     version = store_version(site, URL, article("Council backs solar subsidies", SOLAR))
 
-    result = ingest(version, analyze(version.raw_body(), URL), index=index)
+    result = ingest(version, kept(analyze(version.raw_body(), URL), version), index=index)
 
     assert result.matches == 0 and not Match.objects.exists()
 
@@ -348,7 +355,7 @@ def test_a_clip_of_a_page_without_a_declared_time_is_dated_when_first_seen(site,
     version = store_version(
         site, URL, article("Council backs solar subsidies", SOLAR), fetched_at=seen
     )
-    ingest(version, analyze(version.raw_body(), URL), index=active_index())
+    ingest(version, kept(analyze(version.raw_body(), URL), version), index=active_index())
 
     clip = Clip.objects.get()
     assert clip.published_at == seen == clip.seen_at
@@ -359,11 +366,12 @@ def test_new_text_on_a_changed_page_is_dated_when_first_seen_not_when_first_publ
     head = '<head><meta property="article:published_time" content="2025-03-03T08:30:00Z">'
     first = article("Council debates energy", RAIL).replace("<head>", head)
     changed = article("Council debates energy", [*RAIL, SOLAR[0]]).replace("<head>", head)
-    ingest(store_version(site, URL, first), analyze(first, URL), index=active_index())
+    earlier = store_version(site, URL, first)
+    ingest(earlier, kept(analyze(first, URL), earlier), index=active_index())
     seen = datetime(2025, 3, 9, 17, 0, tzinfo=UTC)
     version = store_version(site, URL, changed, fetched_at=seen)
 
-    ingest(version, analyze(changed, URL), index=active_index())
+    ingest(version, kept(analyze(changed, URL), version), index=active_index())
 
     clip = Clip.objects.get()
     assert clip.page_version == version and clip.published_at == seen

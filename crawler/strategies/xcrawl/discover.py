@@ -10,10 +10,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from django.utils import timezone
 
+from crawler.canonical import origin
 from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.fetch import SiteRules, fetch_url
 from crawler.models import Site
@@ -123,17 +123,17 @@ def propose(authorities: dict[str, str], engine: SearchEngine | None) -> list[Pr
     """Create or extend a pending proposal per origin not monitored yet."""
     by_origin: dict[str, list[str]] = {}
     for url in authorities:
-        parts = urlsplit(url)
-        by_origin.setdefault(f"{parts.scheme}://{parts.netloc}/", []).append(url)
+        by_origin.setdefault(origin(url), []).append(url)
+    # A host is monitored whichever scheme its site was added with.
     monitored = {
-        urlsplit(root).netloc.lower() for root in Site.objects.values_list("root_url", flat=True)
+        origin(root).partition("://")[2] for root in Site.objects.values_list("root_url", flat=True)
     }
     proposals = []
-    for origin, urls in sorted(by_origin.items()):
-        if urlsplit(origin).netloc.lower() in monitored:
+    for found, urls in sorted(by_origin.items()):
+        if found.partition("://")[2] in monitored:
             continue
         proposal, created = ProposedSite.objects.get_or_create(
-            root_url=origin,
+            root_url=found + "/",
             defaults={
                 "engine": engine,
                 "authority_urls": urls,

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from clipping.pubdate import published_time
+from analyzer.pubdate import published_time
 
 SEEN = datetime(2025, 3, 4, 12, 0, tzinfo=UTC)
 

@@ -42,17 +42,36 @@ _FUTURE_SLACK = timedelta(days=1)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
-def published_time(html: bytes | str, *, seen_at: datetime) -> datetime | None:
-    """Return the publication time a page declares, or None if it declares none we trust."""
+# A page declaring more candidates than this is not read further.
+MAX_CANDIDATES = 8
+
+
+def declared_times(html: bytes | str) -> tuple[datetime, ...]:
+    """Return the publication times a page declares, most trusted first (UTC, none before
+    1990)."""
     try:
         root = lxml.html.document_fromstring(html)
     except (etree.ParserError, ValueError):
-        return None
+        return ()
+    found: list[datetime] = []
     for raw in _candidates(root):
         moment = _parse(raw)
-        if moment is not None and _EARLIEST <= moment <= seen_at + _FUTURE_SLACK:
-            return moment
-    return None
+        if moment is not None and moment >= _EARLIEST:
+            found.append(moment)
+            if len(found) >= MAX_CANDIDATES:
+                break
+    return tuple(found)
+
+
+def trusted_time(declared: tuple[datetime, ...], *, seen_at: datetime) -> datetime | None:
+    """Return the most trusted declared time that is not after `seen_at` (a day's slack for
+    time zones ahead of ours), or None."""
+    return next((moment for moment in declared if moment <= seen_at + _FUTURE_SLACK), None)
+
+
+def published_time(html: bytes | str, *, seen_at: datetime) -> datetime | None:
+    """Return the publication time a page declares, or None if it declares none we trust."""
+    return trusted_time(declared_times(html), seen_at=seen_at)
 
 
 def _candidates(root: lxml.html.HtmlElement) -> Iterator[str]:

@@ -17,8 +17,14 @@ Each leg runs in its own process too, so each gets a core and its own peak-memor
 Each leg runs --rounds times (default 2), the legs interleaved so that they share the
 machine's moods; each leg's best run counts, and every run's figure is printed.
 
+After each whole crawl the store leg ingests every informational version it stored, as the
+publish worker does (three keyword lists of one person), and reports the CPU time per page:
+ingest reads what the crawl kept of each page and parses no body again.
+
 Targets: the headline is the whole crawl (fetch + analysis + storage) against Scrapy's
-fetch-only pages per second, >= 1.0; fetch + link extraction alone against Scrapy's, >= 1.0.
+fetch-only pages per second: >= 1.2x for the best round, >= 1.0x for the worst; fetch + link
+extraction alone against Scrapy's, >= 1.0. A site's dump needs no robots.txt (a 404 for it
+means no rules, as for any crawler).
 
 With --real-site DIR the legs crawl a real static site's dump instead, served by the same
 aiohttp process (e.g. ../shared/eval/sites/andreagrandi, a Hugo blog of 255 posts and its
@@ -38,6 +44,7 @@ import resource
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
@@ -266,7 +273,48 @@ def leg_store(root: str, total: int) -> dict[str, float]:
         run = crawl(site, render_shells="off")
         seconds = time.perf_counter() - started
         stored = run.new
-    return {"pages": stored, "seconds": seconds, "peak_mb": peak_mb(), "fetched": run.fetched}
+        ingested, ingest_seconds = ingest_all()
+    return {
+        "pages": stored,
+        "seconds": seconds,
+        "peak_mb": peak_mb(),
+        "fetched": run.fetched,
+        "ingested": ingested,
+        "ingest_seconds": ingest_seconds,
+    }
+
+
+INGEST_LISTS = {"Python": "python\ndjango", "Linux": "linux\nubuntu", "Go": "golang"}
+INGEST_BATCH = 50  # versions per ingest task, about what a crawl hands on per heartbeat
+
+
+def ingest_all(rounds: int = 3) -> tuple[int, float]:
+    """Ingest every informational version stored, in batches as the publish worker does,
+    `rounds` times from scratch; return how many, and the seconds of the fastest round."""
+    from accounts.models import User
+    from clipping.ingest import ingest_versions
+    from clipping.models import Clip, KeywordList, Match, SeenText
+    from crawler.models import PageVersion
+
+    owner = User.objects.create_user(email="bench@example.com", password="bench-pass-1234")
+    for name, terms in INGEST_LISTS.items():
+        KeywordList.objects.create(owner=owner, name=name, terms=terms)
+    ids = list(
+        PageVersion.objects.filter(has_information=True).order_by("id").values_list("id", flat=True)
+    )
+    ingest_versions(ids[:1])  # the keyword index is built once per worker, not timed
+    best = float("inf")
+    for _ in range(rounds):
+        # Wall time: what ingest analysed it did in the analysing processes, whose CPU this
+        # process's clock would not count.
+        started = time.perf_counter()
+        for start in range(1, len(ids), INGEST_BATCH):
+            ingest_versions(ids[start : start + INGEST_BATCH])
+        best = min(best, time.perf_counter() - started)
+        Match.objects.all().delete()
+        Clip.objects.all().delete()
+        SeenText.objects.exclude(page__versions__id=ids[0]).delete()
+    return len(ids) - 1, best
 
 
 # --- Orchestration ----------------------------------------------------------------------------
@@ -287,12 +335,15 @@ def run_leg(name: str, root: str, total: int) -> dict[str, float]:
 
 
 def wait_for(url: str, seconds: float = 20.0) -> None:
+    """Return once the bench site answers `url`, whatever its status (a dump may have no
+    robots.txt: a 404 is an answer)."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         try:
-            with urllib.request.urlopen(url, timeout=1) as response:
-                if response.status == 200:
-                    return
+            with urllib.request.urlopen(url, timeout=1):
+                return
+        except urllib.error.HTTPError:
+            return
         except OSError:
             time.sleep(0.1)
     raise SystemExit(f"the bench site at {url} did not start")
@@ -339,7 +390,7 @@ def main() -> int:
     )
     root = f"http://127.0.0.1:{port}/"
     try:
-        wait_for(root + "robots.txt")
+        wait_for(root)
         results: dict[str, dict[str, float]] = {}
         legs = ("scrapy", "ours") if args.skip_store else ("scrapy", "ours", "store")
         for _ in range(args.rounds):
@@ -379,9 +430,12 @@ def main() -> int:
     print(f"pages/s of every run, in order: {runs}")
     if "store" in results:
         full = rate(results["store"]) / scrapy
+        worst = min(spread["store"]) / max(spread["scrapy"])
+        ok = full >= 1.2 and worst >= 1.0
         print(
-            f"{'PASS' if full >= 1.0 else 'FAIL'}  whole crawl (fetch + analyze + store) / "
-            f"Scrapy fetch-only: {full:.2f}x  (target >= 1.0)"
+            f"{'PASS' if ok else 'FAIL'}  whole crawl (fetch + analyze + store) / Scrapy "
+            f"fetch-only: best {full:.2f}x (target >= 1.2), worst round {worst:.2f}x against "
+            f"Scrapy's best (target >= 1.0)"
         )
     print(
         f"{'PASS' if ours / scrapy >= 1.0 else 'FAIL'}  fetch + link extraction / Scrapy: "
@@ -397,6 +451,12 @@ def main() -> int:
             f"analyze + store cost: {1000 * per_page:.2f} ms per page on top of fetching "
             f"({store['pages'] / store['seconds']:.1f} pages/s end to end, "
             f"{store['pages'] / store['seconds'] / scrapy:.2f}x Scrapy's fetch-only rate)"
+        )
+        print(
+            f"per page: whole crawl {1000 * store['seconds'] / store['pages']:.2f} ms wall; "
+            f"ingest {1000 * store['ingest_seconds'] / max(store['ingested'], 1):.2f} ms "
+            f"({store['ingested']:.0f} informational versions, "
+            f"{len(INGEST_LISTS)} lists)"
         )
     return 0
 

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from crawler.models.pages import ArticleArea, ArticleText
+from analyzer.model import PageAnalysis
+from crawler.models.pages import HUB_PAGE, SEARCH_PAGE, ArticleArea, ArticleText
 from crawler.models.sitesearch import is_search_result
 from crawler.strategies.base import HUB, LinkRecord
-
-HUB_PAGE = "A hub page (a list of links to articles), not an article."
-SEARCH_PAGE = "A site-search result page, not an article."
 
 
 @dataclass
@@ -50,7 +48,13 @@ def judged(extracted: Extracted, site_id: int | None, url: str) -> Extracted:
     if extracted.kind == HUB:
         extracted.article = ArticleText(not_article=HUB_PAGE)
         return extracted
-    extracted.article = ArticleText(
+    extracted.article = article_of(analysis)
+    return extracted
+
+
+def article_of(analysis: PageAnalysis) -> ArticleText:
+    """Return what clipping reads of an analysed article page (a `PageAnalysis`)."""
+    return ArticleText(
         language=analysis.language,
         title=analysis.title,
         text=analysis.text,
@@ -61,4 +65,11 @@ def judged(extracted: Extracted, site_id: int | None, url: str) -> Extracted:
         ),
         published=analysis.published,
     )
-    return extracted
+
+
+def packed_article(analysis: PageAnalysis) -> bytes | None:
+    """Return an article page's text as a version keeps it, None for a page that makes no
+    clips by its analysis alone (a hub, or no informational area)."""
+    if analysis.kind == HUB or not analysis.informational_areas:
+        return None
+    return article_of(analysis).pack()

@@ -15,7 +15,7 @@ from analyzer.errors import AnalyzerError
 from analyzer.isolation import Reader, analyze_and_read_isolated
 from analyzer.model import PageAnalysis
 from crawler.conf import MIB, analysis_settings
-from crawler.extract.extracted import Extracted
+from crawler.extract.extracted import Extracted, packed_article
 from crawler.extract.feeds import Discovered, DiscoveryError, feed_links, parse_feed, parse_sitemap
 from crawler.fetch.result import FetchResult
 from crawler.models.pages import pack_body
@@ -34,6 +34,8 @@ class Ahead:
     digest: str = ""  # the body's content hash
     packed: bytes | None = None  # the body as a version keeps it
     read: Any = None  # what the crawl's strategy had read of it (`Strategy.read_ahead`)
+    article: bytes | None = None  # an article's text as a version keeps it, for clipping
+    discovered: Discovered | DiscoveryError | None = None  # a sitemap or feed, parsed
 
 
 def extract(
@@ -73,21 +75,26 @@ def _analysis(fetched: FetchResult, base: str, ahead: Ahead | None) -> PageAnaly
 
 async def analyse_ahead(fetched: FetchResult, reader: Reader | None = None) -> Ahead | None:
     """Analyse the page `extract` would analyse, in an analysing process, without blocking
-    the event loop; None for a body `extract` does not analyse (an error, a feed...).
+    the event loop (a sitemap or feed is parsed in a thread); None for a body `extract`
+    does not read (an error, a body of another kind).
 
     A crawl run calls it for each page as it arrives, so that the pages in flight are
     analysed side by side (up to CRAWLER_ANALYSIS_PROCESSES at once) while it stores earlier
     ones, and `extract` finds the work done. `reader` (the strategy's `read_ahead`) reads
     the page in the analysing process beside its analysis.
     """
-    if not fetched.succeeded or is_discovery(fetched) or fetched.body_kind != "html":
+    if not fetched.succeeded:
+        return None
+    if is_discovery(fetched):
+        return await asyncio.to_thread(_discover_ahead, fetched)
+    if fetched.body_kind != "html":
         return None
     return await asyncio.to_thread(_ahead, fetched, reader)
 
 
 def _ahead(fetched: FetchResult, reader: Reader | None) -> Ahead:
-    # Hashing and packing the body let other threads run meanwhile: done here, off the
-    # thread that stores pages.
+    # Hashing and packing let other threads run meanwhile: done here, off the thread that
+    # stores pages.
     done = {"digest": content_hash(fetched.body), "packed": pack_body(fetched.body)}
     try:
         analysis, read = analyze_page_and_read(
@@ -95,7 +102,17 @@ def _ahead(fetched: FetchResult, reader: Reader | None) -> Ahead:
         )
     except Exception as exc:  # noqa: BLE001 - raised again where the page is stored
         return Ahead(error=exc, **done)
-    return Ahead(analysis=analysis, read=read, **done)
+    return Ahead(analysis=analysis, read=read, article=packed_article(analysis), **done)
+
+
+def _discover_ahead(fetched: FetchResult) -> Ahead:
+    try:
+        discovered: Discovered | DiscoveryError = discover(fetched)
+    except DiscoveryError as exc:
+        discovered = exc
+    return Ahead(
+        digest=content_hash(fetched.body), packed=pack_body(fetched.body), discovered=discovered
+    )
 
 
 def analyze_page(body: bytes, url: str, encoding: str | None = None) -> PageAnalysis:

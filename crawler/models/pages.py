@@ -193,10 +193,19 @@ class PageVersion(models.Model):
         return zlib.decompress(bytes(self.body))
 
     def article_text(self) -> ArticleText | None:
-        """Return what the crawler kept of the page for clipping, None if it kept nothing."""
+        """Return what the crawler kept of the page for clipping, None if it kept nothing.
+
+        A hub (a search result page included) makes no clips whatever text it shows.
+        """
+        if self.kind == Page.Kind.HUB:
+            return ArticleText(not_article=HUB_PAGE)
         if self.article is None:
             return None
         return ArticleText.unpack(bytes(self.article))
+
+
+HUB_PAGE = "A hub page (a list of links to articles), not an article."
+SEARCH_PAGE = "A site-search result page, not an article."
 
 
 @dataclass(frozen=True)
@@ -220,9 +229,9 @@ class ArticleText:
     published: tuple[datetime, ...] = ()  # declared publication times, most trusted first
 
     def pack(self) -> bytes:
-        """Return the text as a version keeps it (zlib-compressed JSON)."""
+        """Return an article's text as a version keeps it (zlib-compressed JSON); the verdict
+        is the version's kind."""
         data = {
-            "not_article": self.not_article,
             "language": self.language,
             "title": self.title,
             "text": self.text,
@@ -236,7 +245,6 @@ class ArticleText:
         """Return the text `pack` made."""
         data = json.loads(zlib.decompress(packed))
         return cls(
-            not_article=data["not_article"],
             language=data["language"],
             title=data["title"],
             text=data["text"],

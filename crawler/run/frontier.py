@@ -22,6 +22,7 @@ so `max_depth` counts the links followed from a seed through hubs and articles, 
 
 from __future__ import annotations
 
+import bisect
 from collections import deque
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
@@ -145,6 +146,7 @@ class Frontier:
         new: list[str] = []
         shallower: list[int] = []
         promoted: list[int] = []
+        moved: list[tuple[str, int, str]] = []  # url, new depth, new role
         for url in wanted:
             known = self._known.get(url)
             if known is None:
@@ -153,24 +155,22 @@ class Frontier:
                 continue
             page_id, known_depth, known_role = known
             ids[url] = page_id
+            was = (known_depth, known_role)
             if depth < known_depth and self.refusal(url, depth) is None:
                 shallower.append(page_id)
                 known_depth = depth
             if role != Page.Role.PAGE and known_role == Page.Role.PAGE:
                 promoted.append(page_id)
                 known_role = role
-            created = self._created.get(url)
-            if created is not None:  # kept in memory to be handed out: kept current
-                created.depth, created.role = known_depth, known_role
             self._known[url] = (page_id, min(depth, known_depth), known_role)
+            if (known_depth, known_role) != was:
+                moved.append((url, known_depth, known_role))
         if shallower and not held.hold_statement(_SHALLOWER, [depth, shallower, depth]):
             Page.objects.filter(id__in=shallower, depth__gt=depth).update(depth=depth)
         if promoted:
             Page.objects.filter(id__in=promoted).update(role=role)
-        if shallower or promoted:
-            self._new.forget()  # pages moved up in the order
-        if new:
-            self._new.added(depth, role)
+        if moved:
+            self._moved_up(moved)
         if new:
             now = now or timezone.now()
             pages = [
@@ -182,9 +182,30 @@ class Frontier:
                 self._known[created.url] = (created.pk, depth, role)
                 ids[created.url] = created.pk
                 self._created[created.url] = created
+                self._new.place(created)
             while len(self._created) > _CREATED_KEPT:  # only a query is lost
                 del self._created[next(iter(self._created))]
         return ids
+
+    def _moved_up(self, moved: list[tuple[str, int, str]]) -> None:
+        """Give never-fetched pages a shorter path or a feed's role where they are kept in
+        memory, and put them at their new place in the queue of new pages (reading those
+        the queue does not hold)."""
+        unread = {}
+        for url, depth, role in moved:
+            page_id = self._known[url][0]
+            kept = [p for p in (self._created.get(url), self._new.pages.get(url)) if p is not None]
+            for page in kept:
+                page.depth, page.role = depth, role
+            if kept:
+                self._new.place(kept[-1])
+            else:
+                unread[page_id] = (depth, role)
+        if not unread or self._new.last is None:
+            return
+        for page in self._pages().unfetched().filter(id__in=list(unread)):
+            page.depth, page.role = unread[page.id]
+            self._new.place(page)
 
     def _insert(self, pages: list[Page]) -> None:
         """Store new pages, giving each its id.
@@ -364,7 +385,7 @@ class Frontier:
                 return
             row = queue.rows[index]
             if row[1] in self.taken:
-                del queue.rows[index]  # fetched in this run: no band offers it again
+                del queue.rows[index], queue.keys[index]  # fetched in this run: never again
                 queue.pages.pop(row[1], None)
                 continue
             index += 1
@@ -440,14 +461,15 @@ class _NewQueue:
 
     Read from the database `WINDOW` rows at a time, each read starting after the last row
     read (keyset), so the run asks once per window, not once per batch. It stays the true
-    head of the order: a page added that sorts before the last row read, or moved up,
-    empties it (`forget`); one that sorts after it is read by the next `fill`.
+    head of the order: a page added that sorts before the last row read, or moved up, takes
+    its place among the rows read (`place`); one that sorts after it is read by a later `fill`.
     """
 
     WINDOW = 256
 
     def __init__(self) -> None:
         self.rows: list[_Row] = []
+        self.keys: list[tuple[int, int, int]] = []  # (depth, band, id) of each row, in order
         # The rows read, as records, until handed out (see `Frontier.pages`).
         self.pages: dict[str, Page] = {}
         self.last: tuple[int, int, int] | None = None  # (depth, band, id) of the last row read
@@ -470,24 +492,31 @@ class _NewQueue:
         if found:
             self.last = (found[-1].depth, found[-1].band, found[-1].id)
             self.rows.extend((p.id, p.url, p.depth, p.last_fetched_at) for p in found)
+            self.keys.extend((p.depth, p.band, p.id) for p in found)
             self.pages.update((p.url, p) for p in found)
         return bool(found)
 
-    def added(self, depth: int, role: str) -> None:
-        """Note new pages of this depth and role (their ids larger than any read)."""
+    def place(self, page: Page) -> None:
+        """Put a never-fetched page at its place in the order: among the rows read if it sorts
+        before the last one (moved there if it was read already), else left to a later read."""
         if self.last is None:
-            return
-        if (depth, _BANDS.get(role, 3)) < self.last[:2]:
-            self.forget()
-        else:
+            return  # nothing read yet: the next read starts at the head
+        key = (page.depth, _BANDS.get(page.role, 3), page.pk)
+        if key > self.last:
             self.complete = False
+            return
+        if page.url in self.pages:
+            at = next(i for i, row in enumerate(self.rows) if row[1] == page.url)
+            del self.rows[at], self.keys[at]
+        at = bisect.bisect_left(self.keys, key)
+        self.keys.insert(at, key)
+        self.rows.insert(at, (page.pk, page.url, page.depth, page.last_fetched_at))
+        self.pages[page.url] = page
 
     def drop(self, page_ids: list[int]) -> None:
         """Remove deleted pages."""
         gone = set(page_ids)
-        self.rows = [row for row in self.rows if row[0] not in gone]
+        kept = [at for at, row in enumerate(self.rows) if row[0] not in gone]
+        self.rows = [self.rows[at] for at in kept]
+        self.keys = [self.keys[at] for at in kept]
         self.pages = {url: page for url, page in self.pages.items() if page.id not in gone}
-
-    def forget(self) -> None:
-        """Start again from the head of the order at the next read."""
-        self.rows, self.pages, self.last, self.complete = [], {}, None, False

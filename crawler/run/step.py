@@ -230,7 +230,8 @@ def _answered(
         observation = _observation(page, result, links=_stored_links(page))
         return Outcome(observation, counts | {"unchanged": 1})
     new = latest is None
-    discovered = _discovered(result)
+    discovered = ahead.discovered if ahead is not None and ahead.discovered else None
+    discovered = discovered or _discovered(result)
     declared = _learn_from_head(frontier, page, result, discovered)
     extracted = judged(
         extract(result, frontier.canonical, ahead, discovered), page.site_id, page.url
@@ -244,6 +245,7 @@ def _answered(
         extracted,
         digest=digest,
         packed=ahead.packed if ahead is not None else None,
+        article=ahead.article if ahead is not None else None,
         frontier_ids=ids,
         first=new,
         run=run,

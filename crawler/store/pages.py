@@ -144,6 +144,7 @@ def record_version(
     *,
     digest: str,
     packed: bytes | None = None,
+    article: bytes | None = None,
     frontier_ids: dict[str, int],
     first: bool,
     run: CrawlRun | None = None,
@@ -151,7 +152,8 @@ def record_version(
 ) -> PageVersion:
     """Store a new version of a page with its links, and hand it on if it has information.
 
-    `packed`: the body packed already (`crawler.models.pages.pack_body`); `frontier_ids`
+    `packed`: the body packed already (`crawler.models.pages.pack_body`), `article` the
+    article's text likewise (`ArticleText.pack`); `frontier_ids`
     maps link URLs already admitted to the frontier to their page ids; `first` says the
     page has no stored version yet.
     """
@@ -170,7 +172,7 @@ def record_version(
         kind=extracted.kind,
         has_information=extracted.has_information,
         analysis=extracted.summary,
-        article=extracted.article.pack() if extracted.article is not None else None,
+        article=_article(extracted, article),
     )
     version.set_body(fetched.body, packed)
     page.kind = extracted.kind
@@ -207,6 +209,14 @@ def record_version(
         _watch_hub(page)
         after()
     return version
+
+
+def _article(extracted: Extracted, packed: bytes | None) -> bytes | None:
+    """Return the text a version keeps for clipping: an article's only (a hub's verdict is
+    its kind)."""
+    if extracted.article is None or extracted.article.not_article:
+        return None
+    return packed if packed is not None else extracted.article.pack()
 
 
 _VISIT_FIELDS = (

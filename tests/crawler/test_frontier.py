@@ -178,6 +178,20 @@ def test_new_urls_cost_one_query_per_window_not_per_batch(site, django_assert_ma
     assert not frontier.new_urls(4)
 
 
+def test_pages_found_ahead_of_the_queue_take_their_place_without_reading_it_again(
+    site, django_assert_num_queries
+):
+    frontier = Frontier(site)
+    frontier.add([f"{ROOT}deep{k}" for k in range(10)], depth=3)
+    assert frontier.new_urls(2) == [f"{ROOT}deep0", f"{ROOT}deep1"]  # one window read
+    frontier.add([ROOT + "pager2"], depth=1)  # a new page ahead of every row read
+    frontier.add([ROOT + "deep5"], depth=2)  # a shorter path to a page read already
+    with django_assert_num_queries(0):
+        offered = frontier.new_urls(4)
+    assert offered == [ROOT + "pager2", ROOT + "deep5", ROOT + "deep0", ROOT + "deep1"]
+    assert offered == _naive_new_order(frontier)[:4]
+
+
 def test_an_empty_hub_band_is_asked_again_only_after_a_second(site, django_assert_num_queries):
     frontier = Frontier(site)
     now = timezone.now()

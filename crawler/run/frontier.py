@@ -130,12 +130,14 @@ class Frontier:
         depth: int,
         role: str = Page.Role.PAGE,
         now: datetime | None = None,
+        batch: held.HeldBatch | None = None,
     ) -> dict[str, int]:
         """Store the admissible URLs as pages (new ones unfetched) and return url -> page id.
 
         URLs must be canonical already. Known pages are returned whatever their depth (the web
         graph links to them); an existing page keeps its depth unless this path is shorter,
-        and becomes a feed or sitemap when discovered as one.
+        and becomes a feed or sitemap when discovered as one. With a `batch` of pages stored
+        together, the new pages and shorter paths are held with its rows.
         """
         wanted = list(dict.fromkeys(urls))
         if self._whole is None:
@@ -165,7 +167,9 @@ class Frontier:
             self._known[url] = (page_id, min(depth, known_depth), known_role)
             if (known_depth, known_role) != was:
                 moved.append((url, known_depth, known_role))
-        if shallower and not held.hold_statement(_SHALLOWER, [depth, shallower, depth]):
+        if shallower and not (
+            batch is not None and batch.hold_statement(_SHALLOWER, [depth, shallower, depth])
+        ):
             Page.objects.filter(id__in=shallower, depth__gt=depth).update(depth=depth)
         if promoted:
             Page.objects.filter(id__in=promoted).update(role=role)
@@ -176,7 +180,7 @@ class Frontier:
             pages = [
                 Page(site=self.site, url=u, depth=depth, role=role, first_seen_at=now) for u in new
             ]
-            self._insert(pages)
+            self._insert(pages, batch)
             self._absent.difference_update(new)
             for created in pages:
                 self._known[created.url] = (created.pk, depth, role)
@@ -207,18 +211,18 @@ class Frontier:
             page.depth, page.role = unread[page.id]
             self._new.place(page)
 
-    def _insert(self, pages: list[Page]) -> None:
+    def _insert(self, pages: list[Page], batch: held.HeldBatch | None) -> None:
         """Store new pages, giving each its id.
 
         In a batch of pages stored together (on PostgreSQL) the ids are reserved now, in
         order, and the rows are written with the batch's own, in one statement.
         """
-        if held.holds_new_pages():
+        if batch is not None and batch.holds_new_pages():
             if len(self._ids) < len(pages):
                 self._ids.extend(held.reserve_page_ids(max(len(pages), _IDS_RESERVED)))
             for page in pages:
                 page.pk = self._ids.popleft()
-            held.hold_new_pages(pages, self._renumber)
+            batch.hold_new_pages(pages, self._renumber)
             return
         # Ids reserved earlier are now smaller than the ones these pages get: the queue
         # hands out pages in id order, so they are not used.

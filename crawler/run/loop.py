@@ -55,6 +55,7 @@ from crawler.run.claims import beat, finish_run, start_run
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
 from crawler.run.passes import RunContext, run_passes
+from crawler.store.held import HeldBatch
 from crawler.store.pages import error_text
 from crawler.strategies import PageObservation, Strategy, get_strategy
 from crawler.topic import get_topic
@@ -254,9 +255,9 @@ class RunLoop:
             # meanwhile, and the batch costs one commit.
             # Waited for outside the transaction, which holds its locks only while it writes.
             done = [(in_flight.pop(oldest), oldest.result()) for oldest in list(in_flight)[:batch]]
-            with step.stored_together():
+            with step.stored_together(relaxed=True) as stored:
                 for page, (fetched, ahead) in done:
-                    self._handle(page, fetched, ahead)
+                    self._handle(page, fetched, ahead, stored)
             self._beat()
 
     async def _fetch(self, fetcher: FetchBackend, page: Page) -> tuple[FetchResult, Ahead | None]:
@@ -332,9 +333,21 @@ class RunLoop:
             )
         return [pages[u] for u in urls if u in pages]
 
-    def _handle(self, page: Page, fetched: FetchResult, ahead: Ahead | None = None) -> None:
+    def _handle(
+        self,
+        page: Page,
+        fetched: FetchResult,
+        ahead: Ahead | None = None,
+        batch: HeldBatch | None = None,
+    ) -> None:
         outcome = step.process(
-            self.frontier, self.run, page, fetched, render_shells=self.render_shells, ahead=ahead
+            self.frontier,
+            self.run,
+            page,
+            fetched,
+            render_shells=self.render_shells,
+            ahead=ahead,
+            batch=batch,
         )
         observation = outcome.observation
         self.frontier.done(page.url)
@@ -354,7 +367,7 @@ class RunLoop:
             self.pending["relevant"] += 1
         if self.progress is not None:
             self.progress(self.run, observation)
-        if not step.storing_together():  # else after the commit (versions handed on then)
+        if batch is None:  # else after the batch's commit (its versions handed on then)
             self._beat()
 
     def _record_learned(self) -> None:

@@ -7,8 +7,8 @@ enqueues work: a script shell left to the render queue comes back as `Outcome.re
 
 from __future__ import annotations
 
+import functools
 import logging
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +29,7 @@ from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
 from crawler.store import held
 from crawler.store import pages as storage
+from crawler.store.held import HeldBatch
 from crawler.strategies.base import ANNOUNCED, LinkRecord, PageObservation
 
 logger = logging.getLogger(__name__)
@@ -88,62 +89,56 @@ def process(
     *,
     render_shells: str = "off",
     ahead: Ahead | None = None,
+    batch: HeldBatch | None = None,
 ) -> Outcome:
     """Store one fetch result for `page` and return the observation for the strategy.
 
     Everything one fetch writes (page state, version, links, new frontier URLs) commits
-    together, so a worker killed at any point leaves each page stored whole or not at all.
+    together, so a worker killed at any point leaves each page stored whole or not at all:
+    in the `batch` of pages being stored together (`stored_together`), else in a
+    transaction of its own.
     """
-    with stored_together():
-        return _process(frontier, run, page, fetched, render_shells=render_shells, ahead=ahead)
+    if batch is not None:
+        return _process(frontier, run, page, fetched, render_shells, ahead, batch)
+    with stored_together() as alone:
+        return _process(frontier, run, page, fetched, render_shells, ahead, alone)
 
 
 @contextmanager
-def stored_together() -> Iterator[None]:
-    """Store what `process` stores of one page, or of every page processed inside, in one
-    transaction.
+def stored_together(*, relaxed: bool = False) -> Iterator[HeldBatch]:
+    """Store the pages processed with the batch it yields in one transaction.
 
-    A page processed inside opens no savepoint of its own (each costs round trips to the
-    database): whatever fails rolls the whole transaction back, which keeps every page
-    whole or absent. The pages' own rows are written together at the end
-    (`crawler.store.held.writes_held`).
+    A page processed in the batch opens no savepoint of its own (each costs round trips to
+    the database): whatever fails rolls the whole transaction back, which keeps every page
+    whole or absent. The pages' own rows are written together at the end (`HeldBatch`).
+    `relaxed`: the connection's commits already skip waiting for the disk
+    (`commits_relaxed`); else this transaction's do.
     """
-    if storing_together():
-        yield
-        return
-    with transaction.atomic(), held.writes_held():
-        if connection.vendor == "postgresql" and not getattr(_together, "relaxed", False):
+    with transaction.atomic(), held.writes_held() as batch:
+        if connection.vendor == "postgresql" and not relaxed:
             with connection.cursor() as cursor:
                 cursor.execute("SET LOCAL synchronous_commit TO OFF")  # see `commits_relaxed`
-        _together.open = True
-        try:
-            yield
-        finally:
-            _together.open = False
-
-
-_together = threading.local()
+        yield batch
 
 
 @contextmanager
 def commits_relaxed() -> Iterator[None]:
-    """Let the commits of pages stored inside (`stored_together`) not wait for the disk.
+    """Let the commits of this connection not wait for the disk while the block runs.
 
     A killed worker loses nothing by it, and a database crash loses at most the last
     moments of pages, which the frontier (written in the same transactions) fetches again.
     Consistency is unaffected. A crawl run sets it once for its connection (one round trip
-    per batch less); `stored_together` alone sets it per transaction.
+    per batch less, `stored_together(relaxed=True)`); `stored_together` alone sets it per
+    transaction.
     """
-    if connection.vendor != "postgresql" or getattr(_together, "relaxed", False):
+    if connection.vendor != "postgresql":
         yield
         return
     with connection.cursor() as cursor:
         cursor.execute("SET synchronous_commit TO OFF")
-    _together.relaxed = True
     try:
         yield
     finally:
-        _together.relaxed = False
         try:
             with connection.cursor() as cursor:
                 cursor.execute("RESET synchronous_commit")
@@ -153,19 +148,14 @@ def commits_relaxed() -> Iterator[None]:
             logger.info("Could not reset synchronous_commit after a crawl run.")
 
 
-def storing_together() -> bool:
-    """Tell whether this thread is inside `stored_together` (its pages not committed yet)."""
-    return getattr(_together, "open", False)
-
-
 def _process(
     frontier: Frontier,
     run: CrawlRun | None,
     page: Page,
     result: FetchResult,
-    *,
     render_shells: str,
     ahead: Ahead | None,
+    batch: HeldBatch,
 ) -> Outcome:
     """Store one result according to what came back.
 
@@ -190,14 +180,12 @@ def _process(
             return _failed(
                 page, result, FetchError(ErrorKind.HTTP, f"HTTP {result.status}"), now=now
             )
-    target = _follow_redirect(frontier, page, result, now=now)
+    target = _follow_redirect(frontier, page, result, batch, now=now)
     if target is None:
         return Outcome(
             _observation(page, result, error=LEFT_THE_CRAWL), {"fetched": 1, "errors": 1}
         )
-    return _answered(
-        frontier, run, target, result, render_shells=render_shells, ahead=ahead, now=now
-    )
+    return _answered(frontier, run, target, result, render_shells, ahead, batch, now=now)
 
 
 def _failed(page: Page, result: FetchResult, error: FetchError, *, now: datetime) -> Outcome:
@@ -211,9 +199,10 @@ def _answered(
     run: CrawlRun | None,
     page: Page,
     result: FetchResult,
-    *,
     render_shells: str,
     ahead: Ahead | None,
+    batch: HeldBatch,
+    *,
     now: datetime,
 ) -> Outcome:
     """Store an answer: a visit when the page is unchanged, else a new version."""
@@ -226,7 +215,7 @@ def _answered(
     # A page never fetched before has no version: no need to ask.
     latest = storage.latest_hashes(page) if page.last_fetched_at is not None else None
     if result.not_modified or storage.is_unchanged(result, digest, latest):
-        storage.record_unchanged(page, result, now=now)
+        storage.record_unchanged(page, result, now=now, batch=batch)
         observation = _observation(page, result, links=_stored_links(page))
         return Outcome(observation, counts | {"unchanged": 1})
     new = latest is None
@@ -237,7 +226,7 @@ def _answered(
         extract(result, frontier.canonical, ahead, discovered), page.site_id, page.url
     )
     pagers = _pager_links(page, extracted)
-    ids = _admit_links(frontier, page, extracted, pagers, now=now)
+    ids = _admit_links(frontier, page, extracted, pagers, batch, now=now)
     counts |= _judge_shape(frontier, page, extracted, declared)
     version = storage.record_version(
         page,
@@ -250,6 +239,7 @@ def _answered(
         first=new,
         run=run,
         now=now,
+        batch=batch,
     )
     observation = _observation(
         page,
@@ -270,7 +260,13 @@ def _answered(
 
 
 def _admit_links(
-    frontier: Frontier, page: Page, extracted: Extracted, pagers: frozenset[str], *, now: datetime
+    frontier: Frontier,
+    page: Page,
+    extracted: Extracted,
+    pagers: frozenset[str],
+    batch: HeldBatch,
+    *,
+    now: datetime,
 ) -> dict[str, int]:
     """Add the page's links, feeds and nested sitemaps to the frontier; return their ids.
 
@@ -279,12 +275,11 @@ def _admit_links(
     """
     depth = page.depth + 1
     in_order = list(dict.fromkeys(link.url for link in extracted.links if link.url in pagers))
-    ids = frontier.add(in_order, depth=page.depth, now=now) if in_order else {}
-    ids |= frontier.add(
-        [link.url for link in extracted.links if link.url not in ids], depth=depth, now=now
-    )
-    ids |= frontier.add(extracted.feeds, depth=depth, role=Page.Role.FEED, now=now)
-    ids |= frontier.add(extracted.sitemaps, depth=depth, role=Page.Role.SITEMAP, now=now)
+    add = functools.partial(frontier.add, now=now, batch=batch)
+    ids = add(in_order, depth=page.depth) if in_order else {}
+    ids |= add([link.url for link in extracted.links if link.url not in ids], depth=depth)
+    ids |= add(extracted.feeds, depth=depth, role=Page.Role.FEED)
+    ids |= add(extracted.sitemaps, depth=depth, role=Page.Role.SITEMAP)
     return ids
 
 
@@ -389,7 +384,7 @@ def _left_to_render(result: FetchResult, render_shells: str) -> bool:
 
 
 def _follow_redirect(
-    frontier: Frontier, page: Page, result: FetchResult, *, now: datetime
+    frontier: Frontier, page: Page, result: FetchResult, batch: HeldBatch, *, now: datetime
 ) -> Page | None:
     """Return the page the content belongs to: `page`, or the redirect target (None if refused)."""
     if not result.redirected:
@@ -397,14 +392,14 @@ def _follow_redirect(
     target_url = frontier.canonical(result.final_url)
     if target_url == page.url:
         return page
-    ids = frontier.add([target_url], depth=page.depth, role=page.role, now=now)
+    ids = frontier.add([target_url], depth=page.depth, role=page.role, now=now, batch=batch)
     if target_url not in ids:
         outside = FetchError(ErrorKind.REDIRECTS, f"to {target_url}, outside the crawl")
         storage.record_failure(page, outside, status=result.status, now=now)
         return None
     storage.record_redirect(page, target_url, now=now)
     frontier.take([target_url])
-    held.write_held()  # the target may have been stored earlier in this batch
+    batch.write()  # the target may have been stored earlier in this batch
     return Page.objects.select_related("site").get(id=ids[target_url])
 
 

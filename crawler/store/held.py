@@ -1,19 +1,18 @@
 """The rows of a batch of stored pages, held and written together when the batch ends.
 
-`crawler.store.pages` holds what it writes of each page here while `writes_held` is open (a
+`crawler.store.pages` holds what it writes of each page in the `HeldBatch` it is handed (a
 crawl run stores a batch of pages in one transaction): the version, the page's own state
 and its links, and the frontier's new pages (`hold_new_pages`, their ids reserved from
-PostgreSQL's sequence). They are written together when the block ends: on PostgreSQL in one
+PostgreSQL's sequence). They are written together when the batch ends: on PostgreSQL in one
 round trip, one statement per kind of row for the whole batch. Until then the database does
-not show them: code inside the block reads a page just stored from memory, or calls
-`write_held` first.
+not show them: code storing the batch reads a page just stored from memory, or writes the
+batch's rows first (`HeldBatch.write`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, time
@@ -27,8 +26,13 @@ from crawler.conf import crawler_settings
 from crawler.models import Link, Page, PageVersion
 
 
-class _Held:
-    """Rows `record_version`, `record_unchanged` and `hold_new_pages` hold until `write_held`."""
+class HeldBatch:
+    """The rows of a batch of pages stored together, held until `write` (see `writes_held`).
+
+    Passed along explicitly to whatever stores a page of the batch: `record_version` and
+    `record_unchanged` hold a page's version, state and links here, the frontier its new
+    pages (`hold_new_pages`) and short statements (`hold_statement`).
+    """
 
     def __init__(self) -> None:
         self.new_pages: list[Page] = []  # frontier pages with reserved ids
@@ -39,84 +43,72 @@ class _Held:
         self.after: list[Callable[[], None]] = []  # what needs the rows above (version ids)
         # Statements run after the rows, in the same round trip (`hold_statement`).
         self.statements: list[tuple[str, list[object]]] = []
-        self.max_links: int | None = None  # the setting, read once for the batch
+        self._max_links: int | None = None  # the setting, read once for the batch
+
+    def write(self) -> None:
+        """Write the rows held so far: new pages, versions, page states, links."""
+        if not (self.new_pages or self.versions or self.updates or self.after or self.statements):
+            return
+        rows = HeldBatch()
+        for name in _ROWS:  # held anew: what runs below may hold more
+            setattr(rows, name, getattr(self, name))
+            setattr(self, name, [])
+        if connection.vendor == "postgresql":
+            _write_together(rows)
+        else:  # no held new pages here: `holds_new_pages` is PostgreSQL's only
+            PageVersion.objects.bulk_create(rows.versions)
+            _update_pages(rows.updates)
+            insert_links(rows.links)
+        for call in rows.after:
+            call()
+
+    def hold_statement(self, sql: str, params: Sequence[object]) -> bool:
+        """Hold a short statement to run after the batch's rows, in the same round trip;
+        return False, holding nothing, unless the database is PostgreSQL.
+
+        For writes that need no answer (a page's depth, the site's next watch): the batch's
+        new pages are in by then, so a statement naming them finds them.
+        """
+        if connection.vendor != "postgresql":
+            return False
+        self.statements.append((sql, list(params)))
+        return True
+
+    def holds_new_pages(self) -> bool:
+        """Tell whether new pages can be held (`hold_new_pages`): the database reserves ids
+        (PostgreSQL)."""
+        return connection.vendor == "postgresql"
+
+    def hold_new_pages(self, pages: list[Page], renumber: Callable[[dict[int, int]], None]) -> None:
+        """Hold the insert of new pages until `write` (see `holds_new_pages`).
+
+        Each page carries an id from `reserve_page_ids`. A page another process stored
+        meanwhile keeps its own id: `renumber` gets {reserved id: stored id} for those.
+        """
+        self.new_pages.extend(pages)
+        if renumber not in self.renumbered:
+            self.renumbered.append(renumber)
+
+    def max_links(self) -> int:
+        """Return CRAWLER_MAX_LINKS_PER_PAGE, read once per batch."""
+        if self._max_links is None:
+            self._max_links = crawler_settings().max_links_per_page
+        return self._max_links
 
 
-_holding = threading.local()
-
-
-def held_now() -> _Held | None:
-    """Return the rows held by the open `writes_held` of this thread, None if none is open."""
-    return getattr(_holding, "held", None)
+_ROWS = ("new_pages", "renumbered", "versions", "updates", "links", "after", "statements")
 
 
 @contextmanager
-def writes_held() -> Iterator[None]:
-    """Hold the page writes made inside and write them together when the block ends.
+def writes_held() -> Iterator[HeldBatch]:
+    """Hold the page writes made inside with the batch it yields, and write them together
+    when the block ends.
 
     Meant inside one transaction: if the block raises, the held rows are dropped with it.
-    Nested use holds everything until the outermost block ends.
     """
-    if held_now() is not None:
-        yield
-        return
-    _holding.held = _Held()
-    try:
-        yield
-        write_held()
-    finally:
-        _holding.held = None
-
-
-def write_held() -> None:
-    """Write the rows held so far (see `writes_held`): new pages, versions, page states, links."""
-    held = held_now()
-    if held is None or not (
-        held.new_pages or held.versions or held.updates or held.after or held.statements
-    ):
-        return
-    _holding.held = _Held()
-    if connection.vendor == "postgresql":
-        _write_together(held)
-    else:  # no held new pages here: `holds_new_pages` is PostgreSQL's only
-        PageVersion.objects.bulk_create(held.versions)
-        _update_pages(held.updates)
-        insert_links(held.links)
-    for call in held.after:
-        call()
-
-
-def hold_statement(sql: str, params: Sequence[object]) -> bool:
-    """Hold a short statement to run after the batch's rows (see `writes_held`), in the same
-    round trip; return False, holding nothing, unless writes are held on PostgreSQL.
-
-    For writes that need no answer (a page's depth, the site's next watch): the batch's new
-    pages are in by then, so a statement naming them finds them.
-    """
-    held = held_now()
-    if held is None or connection.vendor != "postgresql":
-        return False
-    held.statements.append((sql, list(params)))
-    return True
-
-
-def holds_new_pages() -> bool:
-    """Tell whether new pages can be held (`hold_new_pages`): writes are held, and the
-    database reserves ids (PostgreSQL)."""
-    return held_now() is not None and connection.vendor == "postgresql"
-
-
-def hold_new_pages(pages: list[Page], renumber: Callable[[dict[int, int]], None]) -> None:
-    """Hold the insert of new pages until `write_held` (see `holds_new_pages`).
-
-    Each page carries an id from `reserve_page_ids`. A page another process stored
-    meanwhile keeps its own id: `renumber` gets {reserved id: stored id} for those.
-    """
-    held = held_now()
-    assert held is not None
-    held.new_pages.extend(pages)
-    if renumber not in held.renumbered:
-        held.renumbered.append(renumber)
+    batch = HeldBatch()
+    yield batch
+    batch.write()
 
 
 def reserve_page_ids(count: int) -> list[int]:
@@ -129,7 +121,7 @@ def reserve_page_ids(count: int) -> list[int]:
         return [row[0] for row in cursor.fetchall()]
 
 
-def _write_together(held: _Held) -> None:
+def _write_together(held: HeldBatch) -> None:
     """Write a batch's held rows in one round trip to PostgreSQL.
 
     One statement per kind of row, each reading the batch's rows of its kind from one JSON
@@ -174,7 +166,7 @@ def _write_together(held: _Held) -> None:
         _take_stored_ids(held, stored)
 
 
-def _take_stored_ids(held: _Held, stored: dict[str, int]) -> None:
+def _take_stored_ids(held: HeldBatch, stored: dict[str, int]) -> None:
     """Give the new pages another process stored first that process's ids, in memory and in
     the links just written to them (their foreign keys are checked at commit)."""
     remap = {}
@@ -326,16 +318,6 @@ def _update_pages(updates: list[tuple[Page, tuple[str, ...]]]) -> None:
         with connection.cursor() as cursor:
             # Our own table and column names; the values are parameters.
             cursor.executemany(f"UPDATE {table} SET {assignments} WHERE id = %s", rows)  # noqa: S608
-
-
-def max_links() -> int:
-    """Return CRAWLER_MAX_LINKS_PER_PAGE, read once per batch of held writes."""
-    held = held_now()
-    if held is None:
-        return crawler_settings().max_links_per_page
-    if held.max_links is None:
-        held.max_links = crawler_settings().max_links_per_page
-    return held.max_links
 
 
 _LINK_COLUMNS = ("from_page_id", "target_url", "target_page_id", "anchor", "area_path", "area_kind")

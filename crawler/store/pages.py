@@ -5,8 +5,8 @@ either fully stored or untouched. A new `PageVersion` is written only when the b
 differs from the latest version; a changed page with informational areas is handed on
 (`crawler.hooks.hand_on`) once the transaction commits.
 
-Inside `crawler.store.held.writes_held` the rows of `record_version` and `record_unchanged`
-(the version, the page's own state, its links) are held there and written with the batch's.
+Given a batch (`crawler.store.held.HeldBatch`), `record_version` and `record_unchanged` hold
+their rows there (the version, the page's own state, its links), written with the batch's.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from crawler import hooks
 from crawler.conf import crawler_settings
 from crawler.fetch.result import FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
-from crawler.store.held import held_now, hold_statement, insert_links, max_links
+from crawler.store.held import HeldBatch, insert_links
 from crawler.store.revisit import change_rate, is_hub, record_visit, visit_wait
 from crawler.strategies.base import LinkRecord
 
@@ -123,18 +123,23 @@ def record_redirect(page: Page, target_url: str, *, now: datetime | None = None)
     )
 
 
-def record_unchanged(page: Page, fetched: FetchResult, *, now: datetime | None = None) -> None:
-    """Record a visit that found the stored version still current (304 or same hash)."""
+def record_unchanged(
+    page: Page,
+    fetched: FetchResult,
+    *,
+    now: datetime | None = None,
+    batch: HeldBatch | None = None,
+) -> None:
+    """Record a visit that found the stored version still current (304 or same hash); with a
+    `batch`, the page's state is held there."""
     now = now or timezone.now()
     page.gained_links = 0
     _visited(page, fetched, changed=False, now=now)
-    held = held_now()
-    if held is None:
+    if batch is None:
         page.save(update_fields=_VISIT_FIELDS)
-        _watch_hub(page)
-        return
-    held.updates.append((page, _VISIT_FIELDS))
-    _watch_hub(page)
+    else:
+        batch.updates.append((page, _VISIT_FIELDS))
+    _watch_hub(page, batch)
 
 
 def record_version(
@@ -149,16 +154,58 @@ def record_version(
     first: bool,
     run: CrawlRun | None = None,
     now: datetime | None = None,
+    batch: HeldBatch | None = None,
 ) -> PageVersion:
     """Store a new version of a page with its links, and hand it on if it has information.
 
     `packed`: the body packed already (`crawler.models.pages.pack_body`), `article` the
-    article's text likewise (`ArticleText.pack`); `frontier_ids`
-    maps link URLs already admitted to the frontier to their page ids; `first` says the
-    page has no stored version yet.
+    article's text likewise (`ArticleText.pack`); `frontier_ids` maps link URLs already
+    admitted to the frontier to their page ids; `first` says the page has no stored version
+    yet. With a `batch`, the version, the page's state and its links are held there.
     """
     now = now or timezone.now()
-    version = PageVersion(
+    version = _new_version(page, fetched, extracted, digest=digest, run=run, now=now)
+    version.set_body(fetched.body, packed)
+    version.article = _article(extracted, article)
+    _changed(page, fetched, extracted, first=first, now=now)
+    if not first:
+        Link.objects.filter(from_page=page).delete()
+    links = _link_rows(page, extracted.links, frontier_ids, batch)
+
+    def after() -> None:  # once the version has its id
+        if not first:
+            _prune_bodies(page)
+        if extracted.has_information:
+            hooks.hand_on(version.id)
+
+    if batch is not None:
+        _watch_hub(page, batch)  # held with the rows on PostgreSQL, else run now
+        batch.versions.append(version)
+        batch.updates.append((page, _VERSION_FIELDS))
+        batch.links.extend(links)
+        batch.after.append(after)
+        return version
+    # Inside the caller's transaction no savepoint is needed: a failure aborts it whole.
+    with transaction.atomic(savepoint=False):
+        version.save()
+        page.save(update_fields=_VERSION_FIELDS)
+        insert_links(links)
+        _watch_hub(page, None)
+        after()
+    return version
+
+
+def _new_version(
+    page: Page,
+    fetched: FetchResult,
+    extracted: Extracted,
+    *,
+    digest: str,
+    run: CrawlRun | None,
+    now: datetime,
+) -> PageVersion:
+    """Return the unsaved version of what `fetched` brought (its body not set yet)."""
+    return PageVersion(
         page=page,
         run=run,
         fetched_at=now,
@@ -172,9 +219,13 @@ def record_version(
         kind=extracted.kind,
         has_information=extracted.has_information,
         analysis=extracted.summary,
-        article=_article(extracted, article),
     )
-    version.set_body(fetched.body, packed)
+
+
+def _changed(
+    page: Page, fetched: FetchResult, extracted: Extracted, *, first: bool, now: datetime
+) -> None:
+    """Update a page's state in memory for a new version: kind, title, visit, change."""
     page.kind = extracted.kind
     page.gained_links = 0 if first else _gained_links(page, extracted.links)
     # A hub changes, for its schedule, when it brings links it did not have before.
@@ -183,32 +234,6 @@ def record_version(
     page.title = extracted.title[:500]
     page.last_changed_at = now
     page.change_count += 1
-    if not first:
-        Link.objects.filter(from_page=page).delete()
-    links = _link_rows(page, extracted.links, frontier_ids)
-
-    def after() -> None:  # once the version has its id
-        if not first:
-            _prune_bodies(page)
-        if extracted.has_information:
-            hooks.hand_on(version.id)
-
-    held = held_now()
-    if held is not None:
-        _watch_hub(page)  # held with the rows on PostgreSQL, else run now
-        held.versions.append(version)
-        held.updates.append((page, _VERSION_FIELDS))
-        held.links.extend(links)
-        held.after.append(after)
-        return version
-    # Inside the caller's transaction no savepoint is needed: a failure aborts it whole.
-    with transaction.atomic(savepoint=False):
-        version.save()
-        page.save(update_fields=_VERSION_FIELDS)
-        insert_links(links)
-        _watch_hub(page)
-        after()
-    return version
 
 
 def _article(extracted: Extracted, packed: bytes | None) -> bytes | None:
@@ -269,13 +294,13 @@ def _gained_links(page: Page, links: list[LinkRecord]) -> int:
     return len({link.url for link in links} - before)
 
 
-def _watch_hub(page: Page) -> None:
+def _watch_hub(page: Page, batch: HeldBatch | None) -> None:
     """Bring the site's next watch forward to this hub's next visit, if that is sooner (with
-    the batch's held rows when writes are held)."""
+    the batch's held rows, if any)."""
     if page.next_visit_at is None or not is_hub(page):
         return
     when = page.next_visit_at
-    if hold_statement(_WATCH_SOONER, [when, page.site_id, when]):
+    if batch is not None and batch.hold_statement(_WATCH_SOONER, [when, page.site_id, when]):
         return
     Site.objects.filter(id=page.site_id).filter(
         Q(next_watch_at__isnull=True) | Q(next_watch_at__gt=when)
@@ -283,12 +308,13 @@ def _watch_hub(page: Page) -> None:
 
 
 def _link_rows(
-    page: Page, links: list[LinkRecord], frontier_ids: dict[str, int]
+    page: Page, links: list[LinkRecord], frontier_ids: dict[str, int], batch: HeldBatch | None
 ) -> list[tuple[object, ...]]:
     """Return the page's Link rows (values in `_LINK_COLUMNS` order), each link once per area."""
     seen: set[tuple[str, str]] = set()
     rows = []
-    for link in links[: max_links()]:
+    cap = batch.max_links() if batch is not None else crawler_settings().max_links_per_page
+    for link in links[:cap]:
         key = (link.url, link.area_path)
         if key in seen or len(link.url) > 2083:
             continue

@@ -46,9 +46,9 @@ def page(frontier: Frontier, url: str) -> Page:
 
 def test_pages_stored_together_reach_the_database_whole_when_the_batch_ends(frontier):
     a, b = page(frontier, ROOT + "a"), page(frontier, ROOT + "b")
-    with stored_together():
-        first = process(frontier, None, a, answer(a.url, html("A", "/c", "/b")))
-        process(frontier, None, b, answer(b.url, html("B", "/a")))
+    with stored_together() as batch:
+        first = process(frontier, None, a, answer(a.url, html("A", "/c", "/b")), batch=batch)
+        process(frontier, None, b, answer(b.url, html("B", "/a")), batch=batch)
         # Held: not one of the pages' own rows is written yet.
         assert not PageVersion.objects.exists() and not Link.objects.exists()
         assert Page.objects.get(id=a.id).last_fetched_at is None
@@ -61,8 +61,8 @@ def test_pages_stored_together_reach_the_database_whole_when_the_batch_ends(fron
 
 def test_a_failure_in_the_batch_writes_none_of_its_pages(frontier):
     a = page(frontier, ROOT + "a")
-    with pytest.raises(RuntimeError), stored_together():
-        process(frontier, None, a, answer(a.url, html("A", "/c")))
+    with pytest.raises(RuntimeError), stored_together() as batch:
+        process(frontier, None, a, answer(a.url, html("A", "/c")), batch=batch)
         raise RuntimeError("killed")
     assert not PageVersion.objects.exists() and not Link.objects.exists()
     assert Page.objects.get(id=a.id).last_fetched_at is None
@@ -71,9 +71,9 @@ def test_a_failure_in_the_batch_writes_none_of_its_pages(frontier):
 def test_a_redirect_to_a_page_stored_earlier_in_the_batch_finds_it_stored(frontier):
     a, b = page(frontier, ROOT + "a"), page(frontier, ROOT + "b")
     body = html("A", "/c")
-    with stored_together():
-        process(frontier, None, a, answer(a.url, body))
-        moved = process(frontier, None, b, answer(b.url, body, final_url=a.url))
+    with stored_together() as batch:
+        process(frontier, None, a, answer(a.url, body), batch=batch)
+        moved = process(frontier, None, b, answer(b.url, body, final_url=a.url), batch=batch)
     assert moved.counts.get("unchanged") == 1  # the same body as A's version: not a new one
     assert PageVersion.objects.filter(page=a).count() == 1
     assert Page.objects.get(id=b.id).status == 301
@@ -83,8 +83,8 @@ def test_a_linked_page_another_process_stored_meanwhile_keeps_its_own_id(frontie
     a = page(frontier, ROOT + "a")
     # Stored behind the run's back after the frontier read the site: the run does not know it.
     other = Page.objects.create(site=frontier.site, url=ROOT + "late", depth=4)
-    with stored_together():
-        process(frontier, None, a, answer(a.url, html("A", "/late", "/new")))
+    with stored_together() as batch:
+        process(frontier, None, a, answer(a.url, html("A", "/late", "/new")), batch=batch)
     (late,) = Link.objects.filter(from_page__url=ROOT + "a", target_url=ROOT + "late")
     assert late.target_page_id == other.id
     assert Page.objects.filter(site=frontier.site, url=ROOT + "late").count() == 1
@@ -159,9 +159,10 @@ def test_rows_written_together_equal_the_rows_written_one_by_one(held):
         with time_machine.travel("2026-03-04 05:06:07.891234+00:00", tick=False):
             frontier = Frontier(site)
             frontier.add([root + "a", root + "b"], depth=1)
-            with stored_together() if together else nullcontext():
+            with stored_together() if together else nullcontext() as batch:
                 for name, body in answers.items():
-                    process(frontier, None, page(frontier, root + name), answer(root + name, body))
+                    fetched = answer(root + name, body)
+                    process(frontier, None, page(frontier, root + name), fetched, batch=batch)
         return site
 
     mine = stored_rows(crawl_site("http://127.0.0.1:9/", held))
@@ -172,14 +173,13 @@ def test_rows_written_together_equal_the_rows_written_one_by_one(held):
 
 
 def test_a_page_held_twice_keeps_its_last_state_and_infinite_rates_are_stored(frontier):
-    from crawler.store.held import held_now, writes_held
+    from crawler.store.held import writes_held
 
     stale, fresh = page(frontier, ROOT + "a"), page(frontier, ROOT + "a")
     other = page(frontier, ROOT + "b")
     stale.title, fresh.title = "stale", "fresh"
     other.title, other.change_rate = "other", float("inf")
-    with writes_held():
-        held = held_now()
+    with writes_held() as held:
         held.updates += [(stale, ("title",)), (other, ("title", "change_rate"))]
         held.updates += [(fresh, ("title",)), (stale, ("title",)), (fresh, ("title",))]
     assert Page.objects.get(id=fresh.id).title == "fresh"
@@ -189,9 +189,9 @@ def test_a_page_held_twice_keeps_its_last_state_and_infinite_rates_are_stored(fr
 
 def test_a_shorter_path_found_in_the_batch_to_a_page_new_in_it_is_kept(frontier):
     a = page(frontier, ROOT + "a")
-    with stored_together():
-        process(frontier, None, a, answer(a.url, html("A", "/c")))  # c is new, at depth 2
-        frontier.add([ROOT + "c"], depth=1)  # and found nearer before the batch ends
+    with stored_together() as batch:
+        process(frontier, None, a, answer(a.url, html("A", "/c")), batch=batch)  # c: depth 2
+        frontier.add([ROOT + "c"], depth=1, batch=batch)  # and found nearer before it ends
     assert Page.objects.get(site=frontier.site, url=ROOT + "c").depth == 1
 
 
@@ -208,8 +208,8 @@ def test_a_hub_brings_the_sites_watch_forward_in_the_round_trip_of_the_batchs_ro
     from django.test.utils import CaptureQueriesContext
 
     a = page(frontier, ROOT + "a")
-    with CaptureQueriesContext(connection) as queries, stored_together():
-        process(frontier, None, a, answer(a.url, hub_html("Stories", 40)))
+    with CaptureQueriesContext(connection) as queries, stored_together() as batch:
+        process(frontier, None, a, answer(a.url, hub_html("Stories", 40)), batch=batch)
         assert Site.objects.get(id=frontier.site.id).next_watch_at is None  # held
     stored = Page.objects.get(id=a.id)
     assert stored.kind == Page.Kind.HUB

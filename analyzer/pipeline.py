@@ -184,14 +184,7 @@ def _add_areas(
     """
     areas = area_of(found)
     memo: dict[int, Found | None] = {}
-    blocks_of: dict[int, list[Block]] = {}
-    for block in page.blocks:
-        holder = innermost(block.owner, areas, memo)
-        if holder is not None:
-            blocks_of.setdefault(holder.node.index, []).append(block)
-    main = next((area for area in found if area.main), None)
-    if main is not None:
-        blocks_of[main.node.index] = list(content.blocks)
+    blocks_of = _blocks_of(page, content, found, areas, memo)
     analysis.links, links_of = _links(page, resolver, namer, areas, memo)
     info_blocks = {
         block.index
@@ -230,6 +223,26 @@ def _add_areas(
             analysis.navigational_areas.append(NavArea(*common))
     analysis.title = _page_title(page, analysis.informational_areas)
     return [blocks for blocks in fallbacks if blocks]
+
+
+def _blocks_of(
+    page: Page,
+    content: Content,
+    found: list[Found],
+    areas: dict[int, Found],
+    memo: dict[int, Found | None],
+) -> dict[int, list[Block]]:
+    """Return the text blocks of each area (by its node's index): those it holds innermost,
+    and for the article body the blocks of the article run."""
+    blocks_of: dict[int, list[Block]] = {}
+    for block in page.blocks:
+        holder = innermost(block.owner, areas, memo)
+        if holder is not None:
+            blocks_of.setdefault(holder.node.index, []).append(block)
+    main = next((area for area in found if area.main), None)
+    if main is not None:
+        blocks_of[main.node.index] = list(content.blocks)
+    return blocks_of
 
 
 _Common = tuple[str, str, str, float, int, float, float, int, int, int, str, tuple[Link, ...]]

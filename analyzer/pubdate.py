@@ -118,6 +118,7 @@ def _parse(raw: str) -> datetime | None:
     text = raw.strip()[:100]
     if not text:
         return None
+    moment: datetime
     try:
         moment = dateparser.isoparse(text)
     except (ValueError, OverflowError):

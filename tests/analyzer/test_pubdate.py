@@ -82,3 +82,18 @@ def test_a_date_without_a_year_is_not_guessed(content):
     # Read loosely, these would be a day near today, which a page seen today would accept.
     html = page(f'<meta name="date" content="{content}">')
     assert published_time(html, seen_at=datetime.now(UTC) + timedelta(days=8)) is None
+
+
+def test_the_analyzer_reads_an_articles_declared_times_once_and_a_hubs_never():
+    from analyzer import analyze
+
+    prose = "".join(f"<p>The council met on Monday and spoke at length {n}.</p>" for n in range(8))
+    head = '<meta property="article:published_time" content="2025-03-03T08:30:00Z">'
+    story = analyze(
+        page(head, f"<article><h1>Council</h1>{prose}</article>"), "https://x.example/a"
+    )
+    assert story.kind == "information"
+    assert story.published == (datetime(2025, 3, 3, 8, 30, tzinfo=UTC),)
+    links = "".join(f'<li><a href="/s/{n}">Story {n} of the day</a></li>' for n in range(30))
+    hub = analyze(page(head, f"<ul>{links}</ul>"), "https://x.example/")
+    assert hub.kind == "hub" and hub.published == ()

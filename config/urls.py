@@ -20,6 +20,5 @@ urlpatterns = [
     path("mailbox/", mailbox, name="mailbox"),
     path("ops/", include("ops.urls")),
     path("api/", api.urls),
-    path("", include("clipping.web.urls")),
     path("", include("clipping.urls")),
 ]

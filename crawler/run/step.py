@@ -2,7 +2,7 @@
 
 `fetch_page` runs on the fetching event loop and touches no database; `process` runs in the
 crawl thread and writes one page in one transaction (through `crawler.store.pages`). Neither
-enqueues work: a script shell left to the render queue comes back as `Outcome.render`.
+enqueues work: a script shell left to the render queue comes back as `Processed.render`.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ LEFT_THE_CRAWL = FetchError(ErrorKind.REDIRECTS, "left the crawl")
 
 
 @dataclass
-class Outcome:
+class Processed:
     """What processing one fetch produced: the strategy's observation and counter increments."""
 
     observation: PageObservation
@@ -90,7 +90,7 @@ def process(
     render_shells: str = "off",
     ahead: Ahead | None = None,
     batch: HeldBatch | None = None,
-) -> Outcome:
+) -> Processed:
     """Store one fetch result for `page` and return the observation for the strategy.
 
     Everything one fetch writes (page state, version, links, new frontier URLs) commits
@@ -156,7 +156,7 @@ def _process(
     render_shells: str,
     ahead: Ahead | None,
     batch: HeldBatch,
-) -> Outcome:
+) -> Processed:
     """Store one result according to what came back.
 
     1. Not asked because the host asked us to wait: nothing is charged.
@@ -169,11 +169,11 @@ def _process(
         case FetchError(kind=ErrorKind.BACKOFF) as error:
             storage.record_deferred(page, error, now=now)
             observation = _observation(page, result, error=error)
-            return Outcome(observation, deferred=error.retry_after or 0.0)
+            return Processed(observation, deferred=error.retry_after or 0.0)
         case FetchError(kind=ErrorKind.ROBOTS | ErrorKind.SSRF | ErrorKind.URL) as error:
             storage.record_skip(page, error, now=now)
             counter = "robots_skipped" if error.kind == ErrorKind.ROBOTS else "errors"
-            return Outcome(_observation(page, result, error=error), {counter: 1})
+            return Processed(_observation(page, result, error=error), {counter: 1})
         case FetchError() as error:
             return _failed(page, result, error, now=now)
         case None if not (result.succeeded or result.not_modified):
@@ -182,16 +182,16 @@ def _process(
             )
     target = _follow_redirect(frontier, page, result, batch, now=now)
     if target is None:
-        return Outcome(
+        return Processed(
             _observation(page, result, error=LEFT_THE_CRAWL), {"fetched": 1, "errors": 1}
         )
     return _answered(frontier, run, target, result, render_shells, ahead, batch, now=now)
 
 
-def _failed(page: Page, result: FetchResult, error: FetchError, *, now: datetime) -> Outcome:
+def _failed(page: Page, result: FetchResult, error: FetchError, *, now: datetime) -> Processed:
     """Record a fetch that brought nothing usable back."""
     storage.record_failure(page, error, status=result.status, now=now)
-    return Outcome(_observation(page, result, error=error), {"fetched": 1, "errors": 1})
+    return Processed(_observation(page, result, error=error), {"fetched": 1, "errors": 1})
 
 
 def _answered(
@@ -204,7 +204,7 @@ def _answered(
     batch: HeldBatch,
     *,
     now: datetime,
-) -> Outcome:
+) -> Processed:
     """Store an answer: a visit when the page is unchanged, else a new version."""
     counts = {"fetched": 1, "rendered": int(result.rendered)}
     if result.rendered and run is not None:
@@ -217,7 +217,7 @@ def _answered(
     if result.not_modified or storage.is_unchanged(result, digest, latest):
         storage.record_unchanged(page, result, now=now, batch=batch)
         observation = _observation(page, result, links=_stored_links(page))
-        return Outcome(observation, counts | {"unchanged": 1})
+        return Processed(observation, counts | {"unchanged": 1})
     new = latest is None
     discovered = ahead.discovered if ahead is not None and ahead.discovered else None
     discovered = discovered or _discovered(result)
@@ -256,7 +256,7 @@ def _answered(
         pagers=pagers,
     )
     render = page.id if _left_to_render(result, render_shells) else None
-    return Outcome(observation, counts | {"new" if new else "changed": 1}, version, render=render)
+    return Processed(observation, counts | {"new" if new else "changed": 1}, version, render=render)
 
 
 def _admit_links(

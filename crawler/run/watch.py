@@ -136,7 +136,7 @@ def _first_seen_since(frontier: Frontier, site: Site, since: datetime) -> list[P
 
 def _store(
     frontier: Frontier, page: Page, fetched: FetchResult | BaseException, result: WatchResult
-) -> step.Outcome | None:
+) -> step.Processed | None:
     if isinstance(fetched, BaseException):
         # A fault in one fetch must not cost the others; the page stays due for the next watch.
         logger.error("Watching %s failed: %r", page.url, fetched)

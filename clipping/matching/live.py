@@ -27,8 +27,7 @@ from django.db.models import Count, Max, Sum
 from clipping.conf import clipping_settings
 from clipping.matching import shared
 from clipping.matching.compile import CompiledList, compile_text
-from clipping.matching.compiled import KeywordIndex
-from clipping.matching.index import paused_gc
+from clipping.matching.index import KeywordIndex, paused_gc
 from clipping.models import KeywordList
 from clipping.terms import TermSyntaxError
 

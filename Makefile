@@ -64,6 +64,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/check_import_cycles.py
 	$(PY) scripts/settings_table.py --check README.md
+	$(MAKE) --no-print-directory typecheck
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

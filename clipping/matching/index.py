@@ -226,7 +226,7 @@ class KeywordIndex:
 
     def _concept(self, term: CompiledTerm) -> Id:
         """Return the concept of a compiled term, storing it with its keys on first sight."""
-        concept: Id = self._concept_ids.get(term)
+        concept: Id | None = self._concept_ids.get(term)
         if concept is not None:
             return concept
         if self._free:

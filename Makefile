@@ -12,24 +12,12 @@ TEST_ENV := DATABASE_URL=$${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/web
 .PHONY: run test test-fast lint format typecheck migrations-check bench install system-packages services clean messages
 
 install: $(STAMP) $(NLTK_DATA)/.ready messages
-	@$(MAKE) --no-print-directory compile-matching > /dev/null 2>&1 \
-	  || echo "No mypyc build (make compile-matching says why): the keyword index runs as pure Python."
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	rm -f $(VENV)/.installed-* && touch $@
-
-# Optional: the keyword index compiled by mypyc from its own Python source (see
-# clipping/matching/compiled.py), used only while built from the current source.
-MATCHING_BUILD := clipping/matching/_mypyc/__init__.py
-.PHONY: compile-matching
-compile-matching: $(MATCHING_BUILD)
-
-$(MATCHING_BUILD): $(STAMP) $(wildcard clipping/matching/*.py)
-	rm -rf clipping/matching/_mypyc  # else importing the package reports it as out of date
-	$(PY) -c 'from clipping.matching.compiled import build; build()'
 
 $(NLTK_DATA)/.ready: $(STAMP) analyzer/nltkdata.py
 	@if [ -f /usr/share/wordnet/data.noun ]; then $(PY) -m analyzer.nltkdata $(NLTK_DATA) && touch $@; \
@@ -58,7 +46,7 @@ run: $(STAMP)
 	$(VENV)/bin/honcho -f Procfile.dev start
 
 test: system-packages $(STAMP) services
-	$(MAKE) --no-print-directory $(NLTK_DATA)/.ready compile-matching messages
+	$(MAKE) --no-print-directory $(NLTK_DATA)/.ready messages
 	$(TEST_ENV) $(PY) manage.py makemigrations --check --dry-run > /dev/null
 	$(TEST_ENV) $(VENV)/bin/pytest -n 2 --dist loadfile $(PYTEST_ARGS)
 
@@ -76,6 +64,7 @@ lint: $(STAMP)
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/check_import_cycles.py
 	$(PY) scripts/settings_table.py --check README.md
+	$(MAKE) --no-print-directory typecheck
 
 format: $(STAMP)
 	$(VENV)/bin/ruff format .

@@ -10,6 +10,5 @@ class AccountsConfig(AppConfig):
 
     def ready(self) -> None:
         from accounts.sites import name_the_site
-        from config import checks  # noqa: F401  (registers the production checks)
 
         post_migrate.connect(name_the_site, sender=self, dispatch_uid="accounts.name_the_site")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from config.env import Settings, setting
+from base.env import Settings, setting
 
 
 @dataclass(frozen=True)

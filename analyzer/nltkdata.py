@@ -1,4 +1,7 @@
-"""Lay out Debian's WordNet files as an NLTK data folder, offline; run by `make setup`.
+"""Lay out Debian's WordNet files as an NLTK data folder, offline.
+
+The Makefile's `$(NLTK_DATA)/.ready` rule runs it, so `make install`, `make run`, `make test`
+and `make test-fast` do.
 
 Usage: python -m analyzer.nltkdata [TARGET]
 (default TARGET: $WEBCLIP_NLTK_DATA, else $WEBCLIP_VAR_DIR/nltk_data, else var/nltk_data)

@@ -26,8 +26,6 @@ def setup_django(*, crawl_only: bool = False) -> None:
     if crawl_only:
         from crawler import hooks
 
-        for handler in hooks.page_handlers():
-            hooks.unregister_page_handler(handler)
         for batch_handler in hooks.batch_handlers():
             hooks.unregister_batch_handler(batch_handler)
 

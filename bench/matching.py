@@ -12,9 +12,7 @@ fresh process started with nothing in memory but the shared cache filled, as pro
 has it (Redis there; here a dict of pickled values handed over in a file, its transfer not
 counted, each value's unpickling counted).
 
-The index is measured as pure Python (clipping/matching/index.py) and, when
-`make compile-matching` built it from the current source, as compiled by mypyc: the same
-matches, two sets of targets.
+The index is measured as it runs: pure Python (clipping/matching/index.py).
 
 With --real-pages DIR the pages are the main text the analyzer finds in real HTML pages
 (*.html or *.html.gz, e.g. ../shared/eval/extraction-dev/html) instead of generated ones; the
@@ -66,7 +64,6 @@ from clipping.matching.compile import SEPARATOR  # noqa: E402
 from clipping.matching.index import paused_gc  # noqa: E402
 
 # Per-page targets (CPU time, one core): match, and tokenise + stem + match.
-COMPILED_MATCH_MS = 2.5
 PURE_MATCH_MS, PURE_FULL_MS = 5.0, 6.0
 # Before synonyms by sense, pure Python matched a page in 2.31 ms: sense-aware synonyms may
 # cost at most a quarter more. The first worker ever built in 7.5 s then; its build (WordNet
@@ -124,11 +121,11 @@ def main() -> int:
     synonyms("car")  # open WordNet: the analyzer's start-up, not the index's
 
     index, compiled, build_s = measure_build(rows, verdicts)
-    results, match_ms, python_ms = measure_implementations(index, compiled, pages, hosts, verdicts)
+    results, match_ms = measure_index(index, compiled, pages, hosts, verdicts)
     naive = NaiveMatcher(compiled)
     measure_naive(naive, pages[: args.naive_pages], hosts, results, match_ms, verdicts)
     measure_incremental(index, naive, rows, pages[0], hosts[0], build_s, verdicts)
-    measure_aho(compiled, pages, hosts, results, python_ms)
+    measure_aho(compiled, pages, hosts, results, match_ms)
     print("\nTargets (CPU time, one core)")
     for target, figure, ok in verdicts:
         print(f"  {'PASS' if ok else 'FAIL'}  {target:<52} {figure}")
@@ -256,47 +253,18 @@ def new_worker(handed: Path) -> int:
     return 0
 
 
-def measure_implementations(index, compiled, pages, hosts, verdicts: list[Verdict]):
-    """Time the index as built (compiled when current) and as pure Python.
-
-    Return the results, and the match times in ms of the index as built and of pure Python.
-    """
+def measure_index(index, compiled, pages, hosts, verdicts: list[Verdict]):
+    """Time the index; return its results and its match times in ms."""
     lists = len(compiled)
-    # Stem every page once: each implementation's timings then find this process's stem
-    # cache (clipping/matching/text.py) as warm as the other's, as a worker's after a while.
+    # Stem every page once: the timings then find this process's stem cache
+    # (clipping/matching/text.py) as warm as a worker's after a while.
     for page in pages:
         _prepared(page)
-    if isinstance(index, pure.KeywordIndex):
-        print("\nNo current mypyc build (make compile-matching): pure Python only")
-        results, match_ms, full_ms = measure_matching(
-            index, "pure Python", pages, hosts, lists, (PURE_MATCH_MS, PURE_FULL_MS)
-        )
-        _pure_verdicts(match_ms, full_ms, verdicts)
-        return results, match_ms, match_ms
-    results, match_ms, _ = measure_matching(
-        index, "compiled by mypyc", pages, hosts, lists, (COMPILED_MATCH_MS, None)
+    results, match_ms, full_ms = measure_matching(
+        index, "pure Python", pages, hosts, lists, (PURE_MATCH_MS, PURE_FULL_MS)
     )
-    median = statistics.median(match_ms)
-    verdicts.append(
-        (
-            f"compiled: match median <= {COMPILED_MATCH_MS} ms per page",
-            f"{median:.2f} ms",
-            median <= COMPILED_MATCH_MS,
-        )
-    )
-    python_index = pure.KeywordIndex.build(compiled)
-    gc.collect()  # the collector's first passes over the new index, before the timings
-    python_results, python_ms, python_full_ms = measure_matching(
-        python_index, "pure Python", pages, hosts, lists, (PURE_MATCH_MS, PURE_FULL_MS)
-    )
-    same = python_results == results
-    print(
-        f"  compiled {statistics.median(python_ms) / median:.2f}x as fast as pure Python;"
-        f" identical matches: {same}"
-    )
-    _pure_verdicts(python_ms, python_full_ms, verdicts)
-    verdicts.append(("same matches compiled and pure Python", str(same), same))
-    return results, match_ms, python_ms
+    _pure_verdicts(match_ms, full_ms, verdicts)
+    return results, match_ms
 
 
 def _pure_verdicts(match_ms: list[float], full_ms: list[float], verdicts: list[Verdict]) -> None:

@@ -14,7 +14,7 @@ matching by word forms does not guess the sense of a page's words.
 Targets: precision >= 0.95 overall and >= 0.9 on synonym matches; recall >= 0.95 on
 inflections and >= 0.85 on phrases by parts.
 
-The sense choice has thresholds (analyzer/text/wordnet.py); so that they are not fitted to
+The sense choice has thresholds (analyzer/text/senses.py); so that they are not fitted to
 these sentences, the figures are also printed for two halves split by list (a list's terms
 and sentences stay together, the half chosen by a hash of its terms): the figures of one
 half should be as good as the other's.

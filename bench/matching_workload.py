@@ -257,8 +257,7 @@ def make_lists(count: int, vocabulary: Vocabulary, rng: np.random.Generator) -> 
             lines[-1] = "-" + lines[-1].strip('"')
         if flags[2] < 0.03:
             lines.append(f"site:{HOSTS[int(flags[3] * len(HOSTS))]}")
-        # Python bools, as the database gives: numpy's are another type, which the compiled
-        # index (clipping/matching/compiled.py) refuses where its code says bool.
+        # Python bools, as the database gives them (numpy's are another type).
         synonyms, match_all = bool(flags[1] < 0.70), bool(flags[1] > 0.95)
         rows.append(Row(number + 1, "\n".join(lines), synonyms, match_all))
     return rows

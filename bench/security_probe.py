@@ -205,7 +205,7 @@ def ssrf_rows() -> list[Row]:
 
 
 def egress_rows() -> list[Row]:
-    from crawler.render.egress_probe import run_egress_probe
+    from tests.crawler.egress_probe import run_egress_probe
 
     report = run_egress_probe()
     rows = [

@@ -6,7 +6,7 @@ class ClippingConfig(AppConfig):
     verbose_name = "Clipping"
 
     def ready(self) -> None:
-        """Wire clipping in: page handler, topic, anymail tracking events."""
+        """Wire clipping in: batch handler of page versions, topic, anymail tracking events."""
         from anymail.signals import tracking
 
         from clipping.tasks import enqueue_ingest

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
-from config.env import Settings, parse_networks, setting
+from base.env import Settings, parse_networks, setting
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Project configuration: settings, URLs, the Celery app and system checks."""
+"""Project wiring: settings, URLs, the Celery app, the REST API, wsgi and asgi."""
 
 from config.celery_app import app as celery_app
 

@@ -2,7 +2,7 @@
 
 The embedded defaults need no server: SQLite, a filesystem Celery broker, a file-based cache and
 mail written to a local mailbox folder. Production sets DATABASE_URL, CELERY_BROKER_URL,
-CACHE_URL and an email provider; `config.checks` refuses a production configuration that
+CACHE_URL and an email provider; `base.checks` refuses a production configuration that
 cannot work.
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from config.env import env_bool, env_int, env_list, env_str
+from base.env import env_bool, env_int, env_list, env_str
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("WEBCLIP_VAR_DIR", str(BASE_DIR / "var")))
@@ -50,6 +50,7 @@ INSTALLED_APPS = [
     "csp",
     "ninja",  # the REST API; its Swagger UI assets are served from its static files, no CDN
     "django_celery_beat",
+    "base",  # the start-up checks of Webclip's settings
     "accounts",
     "clipping",
     "crawler",
@@ -356,7 +357,7 @@ WEBCLIP_ADMIN_EMAIL = env_str("WEBCLIP_ADMIN_EMAIL", "admin@example.com")
 # --- Crawler and clipping ---------------------------------------------------------------------
 # The apps read their own settings (CRAWLER_*, DEEPWEB_*, XCRAWL_* in crawler/conf.py, CLIPPING_*
 # in clipping/conf.py), each default stated there once; a Django setting of the same name, as
-# tests set them, wins over the environment. config/checks.py names unknown or malformed ones.
+# tests set them, wins over the environment. base/checks.py names unknown or malformed ones.
 
 # --- Logging -----------------------------------------------------------------------------------
 

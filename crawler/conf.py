@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from config.env import Settings, parse_networks, setting
+from base.env import Settings, parse_networks, setting
 
 MIB = 1024 * 1024
 

@@ -1,19 +1,19 @@
-"""The one place where fetched pages leave the crawler: page handlers.
+"""The one place where fetched pages leave the crawler: batch handlers of page versions.
 
 Clipping registers its ingest function in its AppConfig.ready:
 
-    from crawler.hooks import register_page_handler
-    register_page_handler(ingest_page_version)   # called with a PageVersion id
+    from crawler.hooks import register_batch_handler
+    register_batch_handler(enqueue_ingest)   # called with a list of PageVersion ids
 
 The crawler calls `hand_on(version_id)` for every new or changed page version that has
-informational areas. Handlers run after the storing transaction commits
-(`transaction.on_commit`), so they never see an uncommitted row; a handler that needs a worker
-enqueues its own Celery task (e.g. `ingest.delay(version_id)`) and returns at once.
+informational areas. The id goes to the handlers only after the storing transaction commits
+(`transaction.on_commit`), so they never see an uncommitted row; a handler that needs a
+worker enqueues its own Celery task and returns at once.
 
-Batch handlers (`register_batch_handler`) take a list of ids, so that one task can carry many
-versions. A crawl run gathers its hand-ons (`with gathering():`) and gives what it stored so
-far to the batch handlers at each `flush()` (the run loop flushes with its heartbeat, about
-once a second) and at the end; outside a gathering each committed version goes alone.
+A handler takes a list of ids, so that one task can carry many versions. A crawl run or
+watch gathers its hand-ons (`with gathering():`) and gives what it stored so far to the
+handlers at each `flush()` (the run loop flushes with its heartbeat, about once a second)
+and at the end; outside a gathering each committed version goes alone.
 """
 
 from __future__ import annotations
@@ -27,30 +27,10 @@ from django.db import transaction
 
 logger = logging.getLogger(__name__)
 
-PageHandler = Callable[[int], object]
 BatchHandler = Callable[[list[int]], object]
-_handlers: list[PageHandler] = []
 _batch_handlers: list[BatchHandler] = []
 # The ids committed in this thread's open gathering, waiting for the next flush.
 _gathered = threading.local()
-
-
-def register_page_handler(handler: PageHandler) -> PageHandler:
-    """Add a handler called with each new or changed PageVersion id (usable as a decorator)."""
-    if handler not in _handlers:
-        _handlers.append(handler)
-    return handler
-
-
-def unregister_page_handler(handler: PageHandler) -> None:
-    """Remove a handler added with `register_page_handler` (no error if absent)."""
-    if handler in _handlers:
-        _handlers.remove(handler)
-
-
-def page_handlers() -> list[PageHandler]:
-    """Return the registered handlers, in registration order."""
-    return list(_handlers)
 
 
 def register_batch_handler(handler: BatchHandler) -> BatchHandler:
@@ -72,12 +52,10 @@ def batch_handlers() -> list[BatchHandler]:
 
 
 def hand_on(version_id: int) -> None:
-    """Call every page handler with `version_id` once the current transaction commits.
+    """Give `version_id` to the batch handlers once the current transaction commits.
 
-    Batch handlers get it at the next flush of this thread's gathering, or alone at once.
+    They get it at the next flush of this thread's gathering, or alone at once.
     """
-    for handler in list(_handlers):
-        transaction.on_commit(lambda h=handler: _call(h, version_id), robust=True)
     if _batch_handlers:
         transaction.on_commit(lambda: _gather(version_id), robust=True)
 
@@ -127,11 +105,3 @@ def _call_batch(version_ids: list[int]) -> None:
         except Exception:
             # Like on_commit(robust=True): one broken handler must not stop the others.
             logger.exception("Batch handler %s failed on %s", handler, version_ids)
-
-
-def _call(handler: PageHandler, version_id: int) -> None:
-    # robust=True already logs and swallows; calling through here keeps the name in the log.
-    logger.debug(
-        "Handing PageVersion %s to %s", version_id, getattr(handler, "__qualname__", handler)
-    )
-    handler(version_id)

@@ -24,7 +24,7 @@ def table() -> str:
     from django.utils.module_loading import import_string
 
     django.setup()
-    from config.checks import app_sections
+    from base.checks import app_sections
 
     rows = ["| variable | default | meaning |", "| --- | --- | --- |"]
     for section in app_sections():

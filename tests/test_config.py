@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
+from base.env import SettingError, parse_duration
 from clipping.conf import clipping_settings
 from config.celery_app import app
-from config.env import SettingError, parse_duration
 from crawler.conf import (
     VARIANTS,
     FetchSettings,
@@ -334,7 +334,7 @@ def test_an_unset_setting_takes_the_default_stated_in_its_conf_module(monkeypatc
 
 
 def test_django_settings_repeat_no_default_of_the_apps():
-    from config.checks import app_sections
+    from base.checks import app_sections
 
     names = [spec.name for section in app_sections() for _, spec in section.declared()]
     assert len(names) == len(set(names)) > 60

@@ -19,10 +19,10 @@ from analyzer.text.languages import (
     language_code,
     stopwords,
 )
+from analyzer.text.senses import synonyms
 from analyzer.text.sentences import sentence_spans, split_sentences
 from analyzer.text.stemming import stem, stems
 from analyzer.text.tokens import token_columns, token_spans, tokenize
-from analyzer.text.wordnet import synonyms
 
 __all__ = [
     "DEFAULT_LANGUAGE",

@@ -1,8 +1,4 @@
-"""Match texts against every active keyword list: compile, index, match, and a naive reference.
-
-KeywordIndex is index.py's, or the same source compiled by mypyc when that build is current
-(see compiled.py).
-"""
+"""Match texts against every active keyword list: compile, index, match, and a naive reference."""
 
 from __future__ import annotations
 
@@ -14,7 +10,7 @@ from clipping.matching.compile import (
     compile_list,
     compile_text,
 )
-from clipping.matching.compiled import KeywordIndex
+from clipping.matching.index import KeywordIndex
 from clipping.matching.naive import NaiveMatcher, match_list
 from clipping.matching.spans import MAX_SPANS_PER_LIST, MAX_SPANS_PER_TERM, Matches, Spans
 from clipping.matching.text import MatchedSpan, PreparedText, prepare_text

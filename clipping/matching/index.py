@@ -13,9 +13,6 @@ Layout (measured against an Aho-Corasick automaton in bench/matching.py):
   its lists, in two groups: lists that match as soon as any term is found, and lists that
   need judging (exclusions, sites, all terms).
 - Adding or removing a list touches only its own terms' concepts and keys.
-
-This module and spans.py are the one implementation: they run as they are, or compiled by
-mypyc from this very source (compiled.py), whose types are chosen for it (spans.Id).
 """
 
 from __future__ import annotations
@@ -27,11 +24,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
-from clipping.matching.text import PreparedText, prepare_text
-from clipping.terms import normalize_host
-
-# Relative: compiled.py compiles a copy of this module beside a copy of spans.py.
-from .spans import (
+from clipping.matching.spans import (
     MAX_SPANS_PER_TERM,
     Entry,
     Found,
@@ -42,6 +35,8 @@ from .spans import (
     Spans,
     judge,
 )
+from clipping.matching.text import PreparedText, prepare_text
+from clipping.terms import normalize_host
 
 ALONE: Final = ""  # in _Space.follows, what follows a word that is a key by itself: no token
 
@@ -231,7 +226,7 @@ class KeywordIndex:
 
     def _concept(self, term: CompiledTerm) -> Id:
         """Return the concept of a compiled term, storing it with its keys on first sight."""
-        concept: Id = self._concept_ids.get(term)
+        concept: Id | None = self._concept_ids.get(term)
         if concept is not None:
             return concept
         if self._free:

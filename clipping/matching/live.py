@@ -20,6 +20,7 @@ import logging
 import threading
 import time
 from datetime import datetime
+from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, Max, Sum
@@ -27,8 +28,7 @@ from django.db.models import Count, Max, Sum
 from clipping.conf import clipping_settings
 from clipping.matching import shared
 from clipping.matching.compile import CompiledList, compile_text
-from clipping.matching.compiled import KeywordIndex
-from clipping.matching.index import paused_gc
+from clipping.matching.index import KeywordIndex, paused_gc
 from clipping.models import KeywordList
 from clipping.terms import TermSyntaxError
 
@@ -43,7 +43,7 @@ class SharedIndex:
     def __init__(self) -> None:
         self.index = KeywordIndex()
         self._versions: dict[int, datetime] = {}
-        self._lists_version: tuple | None = None  # lists_version() the index reflects
+        self._lists_version: tuple[Any, ...] | None = None  # lists_version() the index reflects
         self._refreshed_at: float | None = None
         self._lock = threading.Lock()
 
@@ -87,7 +87,7 @@ class SharedIndex:
             return added, len(gone)
 
 
-def lists_version() -> tuple:
+def lists_version() -> tuple[Any, ...]:
     """Return what changes whenever a list is created, edited, deleted or (de)activated."""
     # Saving a list moves the latest update; a list leaving the active set (deleted,
     # paused, its owner's account deleted) lowers the count and the sum of ids.
@@ -97,7 +97,7 @@ def lists_version() -> tuple:
     return found["count"], found["latest"], found["ids"]
 
 
-Row = tuple[int, datetime, str, str, bool, bool, dict]
+Row = tuple[int, datetime, str, str, bool, bool, dict[str, Any]]
 
 
 def _rows(ids: list[int]) -> list[Row]:

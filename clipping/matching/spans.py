@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from itertools import chain
-from typing import Any, Final, NamedTuple
+from typing import Final, NamedTuple
 
 from clipping.matching.compile import CompiledTerm
 from clipping.matching.text import MatchedSpan, PreparedText
@@ -18,11 +18,8 @@ MAX_SPANS_PER_TERM: Final = 10
 # near them for highlighting.
 MAX_SPANS_PER_LIST: Final = MAX_SPANS_PER_TERM
 
-# The id of a list or of a concept, or a span's sort key (see SpanBuilder.merged): an int,
-# typed Any where it only goes from one container to another. Compiled by mypyc (see
-# compiled.py), an int read from a container becomes a C integer, and storing it again
-# allocates a new object; an Any stays the object it is.
-Id = Any
+# The id of a list or of a concept, or a span's sort key (see SpanBuilder.merged).
+Id = int
 Spans = tuple[MatchedSpan, ...]
 Matches = dict[int, Spans]
 # Where a key occurs: its first token and its number of tokens as one integer, a place:

@@ -4,7 +4,7 @@ the owner's own switches.
 1. Senses are chosen per unit of a term: the whole term when WordNet holds it ("climate
    change", "car"), else each of its words ("measles" and "outbreak" of "measles outbreak",
    stop words left alone), with the other terms of the list as context (see
-   analyzer.text.wordnet.choose_senses).
+   analyzer.text.senses.choose_senses).
 2. Quoted phrases, exclusions and names (a word written with a capital inside a term, or an
    acronym) get no synonyms; nor does a list in a language without an offline thesaurus.
 3. A person's switches (stored on the list as synonym_choices) turn a sense or one synonym
@@ -20,14 +20,8 @@ from typing import NamedTuple
 import regex
 
 from analyzer.text import stopwords
-from analyzer.text.wordnet import (
-    Sense,
-    choose_senses,
-    context_stems,
-    has_thesaurus,
-    in_wordnet,
-    senses,
-)
+from analyzer.text.senses import Sense, choose_senses, context_stems, in_wordnet, senses
+from analyzer.text.wordnet import has_thesaurus
 from clipping.terms import Term
 
 WHOLE = -1  # the position of a synonym of the whole term

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from analyzer.text import stems, token_columns
 from clipping.matching.compile import EXACT
@@ -57,7 +57,7 @@ def stem_all(words: list[str], language: str) -> list[str]:
         # Interned: a stem that is a key of the index is then the same object as the key.
         known.update(zip(unknown, map(sys.intern, stems(unknown, language)), strict=True))
         found = list(map(known.__getitem__, words))
-    return found
+    return cast(list[str], found)
 
 
 def prepare_text(text: str) -> PreparedText:

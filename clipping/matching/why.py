@@ -11,6 +11,7 @@ each span back against the list's compiled terms:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from analyzer.text import sentence_spans, tokenize
 from analyzer.text.wordnet import sense_gloss
@@ -87,10 +88,9 @@ def describe(reason: Reason) -> str:
     """Return one short line saying why: 'strike as “work stoppage” (synonym: …)'."""
     term, matched, form = reason.get("term", ""), reason.get("matched", ""), reason.get("form")
     if form == "synonym":
-        via = reason.get("via") or []
+        via = cast(list[dict[str, object]], reason.get("via") or [])
         senses = "; ".join(
-            f"{item.get('synonym')} for {item.get('word')}, “{item.get('gloss')}”"  # type: ignore[union-attr]
-            for item in via  # type: ignore[union-attr]
+            f"{item.get('synonym')} for {item.get('word')}, “{item.get('gloss')}”" for item in via
         )
         return f"{term} as “{matched}” (synonym: {senses})"
     if form == "inflection":

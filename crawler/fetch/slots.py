@@ -231,7 +231,7 @@ class RedisSlots(CacheSlots):
         super().__init__(alias)
         # Django's Redis backend has no compare-and-delete, nor an asyncio client: its
         # server list (the first one is the one written to) serves our own clients.
-        self.url = self.backend._servers[0]
+        self.url = self.backend._servers[0]  # type: ignore[attr-defined]
         self._clients: dict[asyncio.AbstractEventLoop, Any] = {}
 
     def _client(self) -> Any:

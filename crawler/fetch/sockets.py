@@ -75,8 +75,8 @@ def _install() -> None:
     with _INSTALL:
         if _installed:
             return
-        socket.create_connection = _guarded(socket.create_connection)  # type: ignore[assignment]
-        urllib3.util.connection.create_connection = _guarded(  # type: ignore[assignment]
+        socket.create_connection = _guarded(socket.create_connection)
+        urllib3.util.connection.create_connection = _guarded(
             urllib3.util.connection.create_connection
         )
         _installed = True

@@ -192,7 +192,7 @@ def vetted_addresses_now(
 
 
 def _vetted(
-    host: str, answers: list[str], *, allow_private: bool, allowed: tuple[str, ...]
+    host: str, answers: Sequence[str], *, allow_private: bool, allowed: tuple[str, ...]
 ) -> list[IPAddress]:
     addresses = [ip for ip in (parse_ip(a) for a in answers) if ip is not None]
     if not addresses:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -154,12 +154,3 @@ def match_label(
         found, key=lambda hit: (hit[1], -SOURCE_ORDER.get(rows[hit[2][0]].source, 9))
     )
     return LabelMatch(rows[index], score / 100, normal)
-
-
-def merge_values(rows: Iterable[LabelValues]) -> dict[str, float]:
-    """Return the union of rows' values, keeping each value's highest weight."""
-    merged: dict[str, float] = {}
-    for row in rows:
-        for value, weight in row.values:
-            merged[value] = max(weight, merged.get(value, 0.0))
-    return merged

@@ -10,7 +10,7 @@ contexts its earlier pages used; images, media and fonts are not loaded; dialogs
 dismissed; requests off the site's hosts are refused; every other request is made by our
 own client through the SSRF guard (`crawler.render.relay`). Chromium itself connects only to
 the context's egress proxy (`crawler.render.egress`), which judges every target by the same
-rules; `crawler.render.egress_probe` checks that from outside.
+rules; the tests' egress probe (`tests/crawler/egress_probe.py`) checks that from outside.
 """
 
 from __future__ import annotations

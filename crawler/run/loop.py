@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from datetime import timedelta
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 from urllib.parse import urljoin
 
 from celery.exceptions import SoftTimeLimitExceeded
@@ -154,7 +154,7 @@ def render_page(page_id: int) -> int | None:
             loop.call(backend.aclose())
     if served is not None and fetched.succeeded:
         # The next crawl finds the same shell as served: unchanged, not stored or queued again.
-        fetched.source_hash = shell.content_hash
+        fetched.source_hash = cast(PageVersion, shell).content_hash
     return step.process(Frontier(page.site), None, page, fetched).version_id
 
 

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
@@ -410,8 +411,8 @@ def _stored_links(page: Page) -> list[LinkRecord]:
     return [LinkRecord(*row) for row in rows]
 
 
-def _observation(page: Page, result: FetchResult, **values) -> PageObservation:
-    fields = {
+def _observation(page: Page, result: FetchResult, **values: Any) -> PageObservation:
+    fields: dict[str, Any] = {
         "page_id": page.id,
         "url": page.url,
         "depth": page.depth,

@@ -9,8 +9,8 @@ import pytest
 
 from analyzer import nltkdata
 from analyzer.text import TextDataMissing, _nltk_wordnet, synonyms, wordnet
+from analyzer.text.senses import _english_stems, choose_senses, context_stems, in_wordnet, senses
 from analyzer.text.stemming import stems
-from analyzer.text.wordnet import choose_senses, context_stems, in_wordnet, senses
 
 
 @pytest.fixture(scope="module")
@@ -135,7 +135,7 @@ def test_the_default_folder_is_var_nltk_data_and_works_once_prepared(monkeypatch
     monkeypatch.delenv("WEBCLIP_VAR_DIR", raising=False)
     root = nltkdata.data_dir()
     assert root == Path(nltkdata.__file__).resolve().parent.parent / "var" / "nltk_data"
-    nltkdata.prepare(root)  # what `make setup` runs; idempotent
+    nltkdata.prepare(root)  # what the Makefile's NLTK data rule runs; idempotent
     assert "automobile" in synonyms("car")
 
 
@@ -163,65 +163,19 @@ def test_a_lemma_mostly_used_in_unrelated_senses_is_no_synonym(prepared):
     assert "cost" in synonyms("prices")  # an outlay is one link from a price
 
 
-def test_synsets_read_line_by_line_agree_with_nltks(wordnet_root: Path) -> None:
-    """The lean reader gives NLTK's names, glosses, lemmas, sense keys and relations."""
-    reader, data = wordnet.wordnet_reader(wordnet_root), wordnet._data(wordnet_root)
-    relations = ["hypernyms", "instance_hypernyms", "hyponyms", "part_holonyms"]
-    relations += ["part_meronyms", "member_holonyms", "topic_domains", "region_domains"]
-    relations += ["usage_domains"]
-    index = reader._lemma_pos_offset_map
-    sample = [
-        reader.synset_from_pos_and_offset(pos, offset)
-        for name in sorted(index)[::100]  # every part of speech, satellites included
-        for pos, offsets in index[name].items()
-        for offset in offsets
-    ]
-    checked = 0
-    for theirs in sample:
-        ours = data.synset_at(theirs.pos(), theirs.offset())
-        assert ours.name() == theirs.name()
-        assert data.synset(theirs.name()) is ours
-        assert (ours.pos(), ours.definition()) == (theirs.pos(), theirs.definition())
-        assert ours.lemma_names() == theirs.lemma_names()
-        assert [lemma.key() for lemma in ours.lemmas()] == [
-            lemma.key() for lemma in theirs.lemmas()
-        ]
-        for relation in relations:
-            names = sorted(synset.name() for synset in getattr(ours, relation)())
-            assert names == sorted(synset.name() for synset in getattr(theirs, relation)())
-        checked += 1
-    assert checked > 1500 and {synset.pos() for synset in sample} == set("nvasr")
-
-
 def test_base_forms_agree_with_nltks_morphy(wordnet_root: Path) -> None:
     reader = wordnet.wordnet_reader(wordnet_root)
     words = ["cars", "geese", "went", "oxen", "running", "better", "fastest", "churches"]
     words += ["women", "flies", "wolves", "boxes", "was", "climate_changes", "zzzz", "best"]
     for word in words:
         for pos in "nvasr":
-            assert wordnet._morphy(word, pos, wordnet_root) == tuple(reader._morphy(word, pos))
-
-
-def test_a_phrase_ruled_out_before_morphy_has_no_base_form_in_wordnet(wordnet_root: Path) -> None:
-    """_may_be_phrase says False only for keys whose base forms WordNet holds none of."""
-    reader = wordnet.wordnet_reader(wordnet_root)
-    lemmas = [name for name in sorted(reader._lemma_pos_offset_map) if "_" in name][::50]
-    keys = [*lemmas, *(name + "s" for name in lemmas), *(name + "es" for name in lemmas)]
-    keys += [name + "_zq" for name in lemmas]  # not lemmas: one more word
-    keys += ["rail_strike", "climate_changes", "heads_of_state", "attorneys_general"]
-    ruled_out = 0
-    for key in keys:
-        if not wordnet._may_be_phrase(key, wordnet_root):
-            ruled_out += 1
-            assert wordnet._synsets(key, wordnet_root) == [], key
-    assert wordnet._may_be_phrase("climate_changes", wordnet_root)
-    assert ruled_out > len(lemmas) // 2
+            assert wordnet.base_forms(word, pos, wordnet_root) == tuple(reader._morphy(word, pos))
 
 
 def test_stems_worked_out_once_are_snowballs(wordnet_root: Path) -> None:
     words = ["cars", "running", "Governments", "ministries", "cars", "", "naïveté"]
-    assert wordnet._english_stems(words) == stems(words, "en")
-    assert wordnet._english_stems(words) == stems(words, "en")  # from the cache
+    assert _english_stems(words) == stems(words, "en")
+    assert _english_stems(words) == stems(words, "en")  # from the cache
     assert context_stems(["The cars", "running late"]) == frozenset(
         stems(["cars", "running", "late"], "en")
     )

@@ -1,19 +1,11 @@
-"""The index finds exactly what the naive per-list loop finds, on generated lists and texts.
-
-KeywordIndex is the mypyc build when it is current (make compile-matching), else pure Python;
-with a build, its matches are also compared with the pure-Python index's.
-"""
+"""The index finds exactly what the naive per-list loop finds, on generated lists and texts."""
 
 from __future__ import annotations
 
-import importlib
-
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from clipping.matching import KeywordIndex, ListSpec, MatchedSpan, NaiveMatcher, compiled
-from clipping.matching import index as pure
+from clipping.matching import KeywordIndex, ListSpec, NaiveMatcher
 from clipping.terms import parse_terms
 
 # Words with shared stems ("election"/"elections"), WordNet synonyms ("car"/"automobile"),
@@ -158,51 +150,3 @@ def test_with_new_text_the_index_keeps_the_spans_the_naive_loop_keeps(
     new_text = [(start, end)]
     found = KeywordIndex.build(lists).match(text, host=host, new_text=new_text)
     assert found == NaiveMatcher(lists).match(text, host=host, new_text=new_text)
-
-
-@pytest.fixture(scope="module")
-def compiled_index() -> type:
-    """The mypyc build's KeywordIndex: `make test` built it; else it is built here, as make does."""
-    module = compiled.load()
-    if module is None:
-        compiled.build()
-        importlib.invalidate_caches()
-        module = compiled.load()
-    assert module is not None, "the mypyc build did not load"
-    return module.KeywordIndex
-
-
-@pytest.mark.slow  # may compile the index (about 20 s)
-@checks
-@given(
-    lists=list_sets(),
-    extra=list_sets(),
-    removed=st.sets(st.integers(1, 8)),
-    text=texts.map(lambda text: " ".join([text] * 4)),
-    cut=st.tuples(st.floats(0, 1), st.floats(0, 1)),
-    host=st.sampled_from(HOSTS),
-)
-def test_the_compiled_index_matches_exactly_what_the_pure_python_index_matches(
-    compiled_index: type,
-    lists: list[ListSpec],
-    extra: list[ListSpec],
-    removed: set[int],
-    text: str,
-    cut: tuple[float, float],
-    host: str | None,
-) -> None:
-    start, end = sorted(int(share * len(text)) for share in cut)
-    indexes = [compiled_index.build(lists), pure.KeywordIndex.build(lists)]
-    for index in indexes:
-        for item in extra:
-            index.add(ListSpec(item.id + 4, *_fields(item)))
-        for list_id in removed:
-            index.remove(list_id)
-    fast, python = indexes
-    assert type(fast) is not pure.KeywordIndex
-    assert fast.list_ids() == python.list_ids()
-    assert fast.match(text, host=host) == python.match(text, host=host)
-    new_text = [(start, end)]
-    found = fast.match(text, host=host, new_text=new_text)
-    assert found == python.match(text, host=host, new_text=new_text)
-    assert all(type(span) is MatchedSpan for spans in found.values() for span in spans)

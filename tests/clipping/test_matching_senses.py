@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.text.wordnet import choose_senses, context_stems, senses, synonyms, word_forms
+from analyzer.text.senses import choose_senses, context_stems, senses, synonyms
+from analyzer.text.wordnet import word_forms
 from clipping.matching import KeywordIndex, ListSpec, NaiveMatcher, compile_text
 from clipping.matching import compile as compiling
 from clipping.matching import synonyms as matching_synonyms

@@ -8,7 +8,7 @@ import pytest
 from django.utils import timezone
 
 from crawler.fetch import ErrorKind, FetchError
-from crawler.hooks import register_page_handler, unregister_page_handler
+from crawler.hooks import register_batch_handler, unregister_batch_handler
 from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.run.loop import crawl
 from tests.crawler.servers import Response, SiteServer
@@ -31,11 +31,11 @@ def server():
 
 @pytest.fixture
 def handed_on():
-    """Version ids handed to a page handler registered for the test."""
+    """Version ids handed to a batch handler registered for the test."""
     received: list[int] = []
-    register_page_handler(received.append)
+    register_batch_handler(received.extend)
     yield received
-    unregister_page_handler(received.append)
+    unregister_batch_handler(received.extend)
 
 
 def make_due(site) -> None:

@@ -1,7 +1,7 @@
 """Rendering opens no TCP connection the fetcher would refuse, whatever the page tries.
 
 The browser tests render real pages in the process's Chromium through the crawler's render
-path (`crawler.render.egress_probe`) and count the connections plain TCP listeners accept on
+path (`tests/crawler/egress_probe.py`) and count the connections plain TCP listeners accept on
 127.0.0.2, 127.0.0.3 and other ports of 127.0.0.1, for a site allowed private addresses on
 its own origin only. The proxy tests speak HTTP to the egress proxy itself.
 """
@@ -16,7 +16,7 @@ from crawler.fetch import FetchPolicy, SiteRules
 from crawler.fetch.result import ErrorKind
 from crawler.render import HOST, Renderer
 from crawler.render.egress import EgressProxy, site_proxy
-from crawler.render.egress_probe import (
+from tests.crawler.egress_probe import (
     NAVIGATIONS,
     OWN_MARKER,
     SUBRESOURCES,

@@ -1,4 +1,4 @@
-"""The seams other apps plug into: page handlers, the topic provider, the strategy registry."""
+"""The seams other apps plug into: batch handlers of page versions, the topic provider, the strategy registry."""
 
 from __future__ import annotations
 
@@ -25,13 +25,13 @@ from crawler.topic import EMPTY_TOPIC, Topic, get_topic, register_topic_provider
 @pytest.fixture
 def handler():
     calls: list[int] = []
-    hooks.register_page_handler(calls.append)
+    hooks.register_batch_handler(calls.extend)
     yield calls
-    hooks.unregister_page_handler(calls.append)
+    hooks.unregister_batch_handler(calls.extend)
 
 
 @pytest.mark.django_db(transaction=True)
-def test_page_handlers_run_only_after_the_transaction_commits(handler):
+def test_batch_handlers_run_only_after_the_transaction_commits(handler):
     with transaction.atomic():
         hooks.hand_on(7)
         assert handler == []
@@ -44,15 +44,15 @@ def test_page_handlers_run_only_after_the_transaction_commits(handler):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_failing_handler_does_not_stop_the_others(handler):
-    def broken(version_id: int) -> None:
+    def broken(version_ids: list[int]) -> None:
         raise ValueError("boom")
 
-    hooks.register_page_handler(broken)
+    hooks.register_batch_handler(broken)
     try:
         with transaction.atomic():
             hooks.hand_on(3)
     finally:
-        hooks.unregister_page_handler(broken)
+        hooks.unregister_batch_handler(broken)
     assert handler == [3]
 
 

@@ -1,4 +1,4 @@
-"""Search providers against real local servers: a fake SearxNG API and a site's own search."""
+"""Search providers against a real local server (a fake SearxNG API), and results pages read."""
 
 from __future__ import annotations
 
@@ -6,18 +6,12 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from crawler.fetch import SiteRules
 from crawler.strategies.xcrawl.search import (
     SearchError,
     SearxngProvider,
-    TemplateSearchProvider,
-    http_fetch,
     parse_hit_count,
 )
 from tests.crawler.servers import FakeSearxng, Response, SiteServer
-from tests.crawler.sites import article, hub
-
-LOCAL = SiteRules(crawl_delay=0, allow_private_network=True)
 
 
 @pytest.fixture
@@ -82,54 +76,7 @@ def test_a_searxng_address_must_be_http():
         SearxngProvider("ftp://search.test/")
 
 
-# --- The site's own search ---------------------------------------------------------------
-
-
-def results_page(query: str, links: list[tuple[str, str]], total: int) -> str:
-    menu = "<nav><ul><li><a href='/'>Home</a></li><li><a href='/about'>About</a></li></ul></nav>"
-    items = "".join(
-        f"<li><h2><a href='{href}'>{label}</a></h2><p>Matched {query}.</p></li>"
-        for href, label in links
-    )
-    more = f"<p><a href='/find?q={query}&page=2'>Next results</a></p>"
-    return (
-        "<!doctype html><html lang='en'><head><title>Search</title></head><body>"
-        f"{menu}<main><h1>Search</h1><p>{total:,} results for {query}</p>"
-        f"<ul>{items}</ul>{more}</main></body></html>"
-    )
-
-
-def test_site_search_reads_result_links_and_the_stated_hit_count():
-    with SiteServer() as server:
-        links = [(f"/p/{i}", f"Camera {i}") for i in range(4)]
-        server.html("/find", results_page("zoom", links, 1234))
-        for href, label in links:
-            server.html(href, article(label, "A camera with a zoom lens and a sensor."))
-        provider = TemplateSearchProvider(server.url("/find?q={query}"), http_fetch(LOCAL))
-        found = provider.search("zoom", limit=3)
-    assert [hit.url for hit in found.hits] == [server.url(f"/p/{i}") for i in range(3)]
-    assert found.total == 1234
-    assert "/find?q=zoom" in server.paths()
-
-
-def test_site_search_refuses_a_template_without_a_slot_and_reports_fetch_errors():
-    with pytest.raises(ValueError, match="query"):
-        TemplateSearchProvider("http://shop.test/find?q=", http_fetch(LOCAL))
-    with SiteServer() as server:
-        server.route("/find", Response("gone", status=410))
-        provider = TemplateSearchProvider(server.url("/find?q={query}"), http_fetch(LOCAL))
-        with pytest.raises(SearchError, match="410"):
-            provider.search("zoom")
-
-
-def test_site_search_respects_robots_txt():
-    with SiteServer() as server:
-        server.robots("User-agent: *\nDisallow: /find\n")
-        server.html("/find", hub("Results", [("/p/1", "One")]))
-        provider = TemplateSearchProvider(server.url("/find?q={query}"), http_fetch(LOCAL))
-        with pytest.raises(SearchError, match="robots"):
-            provider.search("zoom")
-        assert "/find?q=zoom" not in server.paths()
+# --- A results page ----------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,8 @@ def server() -> Iterator[SiteServer]:
 
 @pytest.fixture
 def handed_on() -> Iterator[list[int]]:
-    """Version ids handed to a page handler registered for the test."""
+    """Version ids handed to a batch handler registered for the test."""
     received: list[int] = []
-    hooks.register_page_handler(received.append)
+    hooks.register_batch_handler(received.extend)
     yield received
-    hooks.unregister_page_handler(received.append)
+    hooks.unregister_batch_handler(received.extend)

@@ -1,11 +1,9 @@
-"""Search providers for xCrawl's query generation: the site's own search, or a SearxNG API.
+"""Search engines xCrawl asks for sites (a SearxNG API), and the reading of results pages.
 
 `SearchProvider.search(query, limit=n)` returns the first n result URLs and, when the engine
-says, the total hit count (the search weight of a one-token query). Two providers:
-
-- `TemplateSearchProvider`: the site's own search through its URL template with `{query}`
-  (a `SiteSearch` row: an admin's, or found by `crawler.sitesearch.detect`);
-- `SearxngProvider`: any SearxNG-compatible JSON API (`GET {base}/search?q=..&format=json`).
+says, the total hit count (the search weight of a one-token query). The provider is
+`SearxngProvider`: any SearxNG-compatible JSON API (`GET {base}/search?q=..&format=json`).
+A site's own search results pages are read with `result_links` and `parse_hit_count`.
 
 Errors come out as `SearchError`, never as a half-read answer.
 """
@@ -14,14 +12,13 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 import httpx
 
-from crawler.sitesearch.template import QUERY, is_search_url, search_url
+from crawler.sitesearch.template import is_search_url
 
 # "1,234 results", "Showing 12 products", "42 matches for" ... in the engine's language.
 _HIT_COUNT = re.compile(
@@ -159,51 +156,7 @@ def _positive_int(value: object) -> int | None:
     return number if number > 0 else None
 
 
-# --- The site's own search ------------------------------------------------------------------
-
-Fetch = Callable[[str], tuple[str, bytes]]  # URL -> (final URL, HTML body)
-
-
-class TemplateSearchProvider(SearchProvider):
-    """Search a site through its own search, as a URL template with {query}."""
-
-    name = "site"
-
-    def __init__(self, template: str, fetch: Fetch) -> None:
-        if QUERY not in template:
-            raise ValueError(f"The search URL template {template!r} has no {QUERY} slot.")
-        self.template = template
-        self.fetch = fetch
-
-    def search(self, query: str, *, limit: int = 10) -> SearchResults:
-        """Fetch the results page of `query` and read its result links and hit count."""
-        url = search_url(self.template, query)
-        final_url, body = self.fetch(url)
-        from analyzer import AnalyzerError, analyze
-
-        try:
-            analysis = analyze(body, final_url)
-        except AnalyzerError as exc:
-            raise SearchError(f"{url}: the results page could not be read ({exc}).") from exc
-        links = result_links(analysis, self.template)[:limit]
-        return SearchResults(
-            query=query, hits=[SearchHit(u) for u in links], total=parse_hit_count(analysis.text)
-        )
-
-
-def http_fetch(rules: Any = None) -> Fetch:
-    """Return a fetch function over the crawler's fetcher (robots.txt, SSRF guard, caps)."""
-    from crawler.fetch import SiteRules, fetch_url
-
-    site_rules = rules or SiteRules()
-
-    def fetch(url: str) -> tuple[str, bytes]:
-        result = fetch_url(url, site_rules)
-        if result.error is not None or result.status is None or result.status >= 400:
-            raise SearchError(f"{url}: {result.error or f'HTTP {result.status}'}")
-        return result.final_url or url, result.body
-
-    return fetch
+# --- Reading a results page ---------------------------------------------------------------
 
 
 def result_links(analysis: Any, template: str) -> list[str]:

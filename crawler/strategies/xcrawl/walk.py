@@ -10,7 +10,7 @@ pages and has a hub weight.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -87,18 +87,6 @@ class Walk:
             c for c, v in zip(candidates, values, strict=True) if v >= top - _TIE * max(top, 1e-300)
         ]
         return tied[0] if len(tied) == 1 else self.rng.choice(sorted(tied))
-
-
-def best_unvisited(weights: np.ndarray, graph: WebGraph, blocked: Iterable[int]) -> int | None:
-    """Return the heaviest page not fetched and not blocked in the whole graph (dead ends)."""
-    open_ = ~graph.visited()
-    blocked_nodes = np.fromiter(blocked, np.int64)
-    if len(blocked_nodes):
-        open_[blocked_nodes[blocked_nodes < len(open_)]] = False
-    candidates = np.flatnonzero(open_)
-    if not len(candidates):
-        return None
-    return int(candidates[np.argmax(weights[candidates])])
 
 
 # --- DownloadAllAuthorities ------------------------------------------------------------------

@@ -12,7 +12,7 @@ from django.core.checks import Error, Tags, register
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import module_has_submodule
 
-from config.env import SettingError, Settings, names_read
+from base.env import SettingError, Settings, names_read
 
 _LOCAL_HOSTS = {"127.0.0.1", "localhost", "[::1]", "::1", "testserver"}
 

@@ -109,22 +109,10 @@ def env_int(name: str, default: int, *, minimum: int | None = None) -> int:
     return value
 
 
-def env_float(name: str, default: float) -> float:
-    """Return the variable as a number (empty: the default)."""
-    raw = _raw(name)
-    return default if raw is None or not raw.strip() else parse_float(name, raw)
-
-
 def env_list(name: str, default: list[str]) -> list[str]:
     """Return the variable as a comma-separated list."""
     raw = _raw(name)
     return list(default) if raw is None else parse_list(name, raw)
-
-
-def env_duration(name: str, default: timedelta) -> timedelta:
-    """Return the variable as a duration (empty: the default)."""
-    raw = _raw(name)
-    return default if raw is None or not raw.strip() else parse_duration(name, raw)
 
 
 def names_read() -> frozenset[str]:

@@ -171,8 +171,6 @@ class XCrawl(Strategy):
         self.no_new_hubs = 0
         self.search: GetAuthorities | None = None
         self.search_template: str | None = None  # the site's search, known or detected
-        self._searches: set[int] = set()  # nodes that are pages of that search
-        self._scanned = 0  # graph nodes checked for being search pages
         self.search_checked = False
         self._adopted = False  # the frontier's unfetched pages became candidates
         self._pending: dict[int, float] = {}  # handed out, not observed: node -> value
@@ -486,16 +484,6 @@ class XCrawl(Strategy):
         weights = self.weights.weights()
         top = weights.max() if len(weights) else 0.0
         self._weights = weights / top if top > 0 else weights
-
-    def _search_nodes(self) -> set[int]:
-        """Return the graph's pages of the site's search (scanning only the nodes added since)."""
-        template = self.search_template
-        if template is not None:
-            for node in range(self._scanned, len(self.graph)):
-                if is_search_url(self.graph.urls[node], template):
-                    self._searches.add(node)
-            self._scanned = len(self.graph)
-        return self._searches
 
     def _open(self, node: int) -> bool:
         """Tell whether the walk or DownloadAllAuthorities may fetch `node`.

@@ -6,15 +6,9 @@ KeywordIndex is index.py's, or the same source compiled by mypyc when that build
 
 from __future__ import annotations
 
-from clipping.matching.compile import (
-    EXACT,
-    CompiledList,
-    CompiledTerm,
-    ListSpec,
-    compile_list,
-    compile_text,
-)
+from clipping.matching.compile import CompiledList, ListSpec, compile_list, compile_text
 from clipping.matching.compiled import KeywordIndex
+from clipping.matching.keys import EXACT, CompiledTerm
 from clipping.matching.naive import NaiveMatcher, match_list
 from clipping.matching.spans import MAX_SPANS_PER_LIST, MAX_SPANS_PER_TERM, Matches, Spans
 from clipping.matching.text import MatchedSpan, PreparedText, prepare_text

@@ -28,7 +28,7 @@ BUILD = HERE / "_mypyc"
 PACKAGE = "clipping.matching._mypyc"
 # The modules compiled, and the modules whose types they were compiled against.
 COMPILED = ("index.py", "spans.py")
-SOURCES = (*COMPILED, "compile.py", "text.py")
+SOURCES = (*COMPILED, "compile.py", "keys.py", "lines.py", "resolution.py", "text.py")
 
 
 def source_hash() -> str:

@@ -26,7 +26,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
-from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
+from clipping.matching.compile import CompiledList, ListSpec, compile_list
+from clipping.matching.keys import SEPARATOR, CompiledTerm
 from clipping.matching.text import PreparedText, prepare_text
 from clipping.terms import normalize_host
 

@@ -172,18 +172,23 @@ class Frontier:
         if new:
             self._new.added(depth, role)
         if new:
-            now = now or timezone.now()
-            pages = [
-                Page(site=self.site, url=u, depth=depth, role=role, first_seen_at=now) for u in new
-            ]
-            self._insert(pages)
-            self._absent.difference_update(new)
-            for created in pages:
-                self._known[created.url] = (created.pk, depth, role)
-                ids[created.url] = created.pk
-                self._created[created.url] = created
-            while len(self._created) > _CREATED_KEPT:  # only a query is lost
-                del self._created[next(iter(self._created))]
+            ids.update(self._create(new, depth, role, now or timezone.now()))
+        return ids
+
+    def _create(self, new: list[str], depth: int, role: str, now: datetime) -> dict[str, int]:
+        """Store pages for new URLs, unfetched, and return url -> page id."""
+        pages = [
+            Page(site=self.site, url=u, depth=depth, role=role, first_seen_at=now) for u in new
+        ]
+        self._insert(pages)
+        self._absent.difference_update(new)
+        ids: dict[str, int] = {}
+        for created in pages:
+            self._known[created.url] = (created.pk, depth, role)
+            ids[created.url] = created.pk
+            self._created[created.url] = created
+        while len(self._created) > _CREATED_KEPT:  # only a query is lost
+            del self._created[next(iter(self._created))]
         return ids
 
     def _insert(self, pages: list[Page]) -> None:

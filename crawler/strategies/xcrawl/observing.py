@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from crawler.models import Page
 from crawler.models.xcrawl import PageVerdict
-from crawler.reading import PageWords, Reading, page_words
 from crawler.strategies.base import PageObservation
+from crawler.strategies.xcrawl.reading import PageWords, Reading, page_words
 from crawler.strategies.xcrawl.validator import Verdict, topic_affinity, validate
 
 VERDICTS_PER_WRITE = 25  # verdicts written together (a commit per page costs a disk sync)

@@ -48,7 +48,6 @@ from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.fetch.result import FetchResult
 from crawler.models import Link, Page
 from crawler.models.xcrawl import PageVerdict
-from crawler.reading import Reading, read_page
 from crawler.strategies.base import PageObservation, Strategy, register
 from crawler.strategies.xcrawl.authorities import GetAuthorities
 from crawler.strategies.xcrawl.choosing import ChoosingUrls
@@ -58,6 +57,7 @@ from crawler.strategies.xcrawl.harvest import HarvestingHubs
 from crawler.strategies.xcrawl.observing import ObservingPages
 from crawler.strategies.xcrawl.priority import Priorities
 from crawler.strategies.xcrawl.querygen import topic_tokens, topic_with_tokens
+from crawler.strategies.xcrawl.reading import Reading, read_page
 from crawler.strategies.xcrawl.samples import sample_texts
 from crawler.strategies.xcrawl.searching import SearchingSite
 from crawler.strategies.xcrawl.validator import required_score
@@ -240,7 +240,7 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
         }
 
     def read_ahead(self, fetched: FetchResult) -> Reader | None:
-        """Have a new page read where it is analysed (`crawler.reading.read_page`): the list
+        """Have a new page read where it is analysed (`reading.read_page`): the list
         items around its links and the stems of its words, which the validator, the topic
         affinity and the learnt terms judge.
 
@@ -298,3 +298,19 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
             if hub >= self.config.hub_threshold and p in url_of
         }
         self.weights.hubs |= {h for h in hubs if self.graph.is_visited(h)}
+
+
+@register
+class XCrawlHits(XCrawl):
+    """xCrawl weighing nodes by HITS alone."""
+
+    name = "xcrawl-hits"
+    variant = Variant.HITS.value
+
+
+@register
+class XCrawlPageRank(XCrawl):
+    """xCrawl weighing nodes by HITS and plain (not topic-sensitive) PageRank."""
+
+    name = "xcrawl-pagerank"
+    variant = Variant.HITS_PAGERANK.value

@@ -10,10 +10,10 @@ import logging
 import re
 
 from crawler.canonical import pager_key, pager_url, url_shape
-from crawler.reading import Reading, dom_item_texts
 from crawler.strategies.base import ANNOUNCED, PageObservation
 from crawler.strategies.xcrawl.evidence import item_texts
 from crawler.strategies.xcrawl.priority import TOPICAL, Candidate, ListRecord
+from crawler.strategies.xcrawl.reading import Reading, dom_item_texts
 from crawler.strategies.xcrawl.validator import required_score
 from crawler.strategies.xcrawl.weights import Variant
 

@@ -63,6 +63,7 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/check_import_cycles.py
+	$(PY) scripts/check_sizes.py
 	$(PY) scripts/settings_table.py --check README.md
 	$(MAKE) --no-print-directory typecheck
 

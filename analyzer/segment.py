@@ -90,6 +90,36 @@ def best_run(
     article, and its short blocks (an address, opening hours, a list) are its content.
     """
     scope = _scope(container)
+    candidates, weights, dropped, hubs, inside = _candidates(
+        page, container, scope, chrome, teasers, prose
+    )
+    if not inside:
+        return []
+    _bridge(candidates, weights, hubs)
+    low, high = inside[0], inside[-1] + 1
+    start, end = _max_segment(weights[low:high])
+    if start == end:
+        return []
+    core = (low + start, low + end)
+    start, end = _extend(candidates, weights, container, scope, *core)
+    start, end = _edges(candidates, dropped, start, end)
+    return [
+        block
+        for position, block in enumerate(candidates[start:end], start)
+        if position not in dropped
+        and (
+            core[0] <= position < core[1]
+            or container.contains(block.owner)
+            or _extends(block, scope)
+        )
+    ]
+
+
+def _candidates(
+    page: Page, container: Node, scope: Node, chrome: set[int], teasers: set[int], prose: int
+) -> tuple[list[Block], list[int], set[int], set[int], list[int]]:
+    """Return the scope's blocks that may join the run and their weights, with the positions
+    among them of the blocks dropped, of hubs and of those inside the container (step 1)."""
     candidates: list[Block] = []
     weights: list[int] = []
     dropped: set[int] = set()
@@ -112,26 +142,7 @@ def best_run(
             inside.append(position)
         candidates.append(block)
         weights.append(weight)
-    if not inside:
-        return []
-    _bridge(candidates, weights, hubs)
-    low, high = inside[0], inside[-1] + 1
-    start, end = _max_segment(weights[low:high])
-    if start == end:
-        return []
-    core = (low + start, low + end)
-    start, end = _extend(candidates, weights, container, scope, *core)
-    start, end = _edges(candidates, dropped, start, end)
-    return [
-        block
-        for position, block in enumerate(candidates[start:end], start)
-        if position not in dropped
-        and (
-            core[0] <= position < core[1]
-            or container.contains(block.owner)
-            or _extends(block, scope)
-        )
-    ]
+    return candidates, weights, dropped, hubs, inside
 
 
 def _edges(blocks: list[Block], dropped: set[int], start: int, end: int) -> tuple[int, int]:
@@ -156,7 +167,7 @@ def _continues(block: Block, edge: Block) -> bool:
 
 
 def _scope(container: Node) -> Node:
-    """Return the element whose blocks may join the container's run (_best_run step 1)."""
+    """Return the element whose blocks may join the container's run (best_run step 1)."""
     scope = container
     for _ in range(SCOPE_LEVELS):
         if scope.parent is None or scope.name in PAGE_TAGS or scope.parent.name in PAGE_TAGS:

@@ -60,8 +60,8 @@ from clipping.matching import (  # noqa: E402
     shared,
 )
 from clipping.matching import index as pure  # noqa: E402
-from clipping.matching.compile import SEPARATOR  # noqa: E402
 from clipping.matching.index import paused_gc  # noqa: E402
+from clipping.matching.keys import SEPARATOR  # noqa: E402
 
 # Per-page targets (CPU time, one core): match, and tokenise + stem + match.
 PURE_MATCH_MS, PURE_FULL_MS = 5.0, 6.0

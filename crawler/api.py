@@ -15,8 +15,9 @@ from django.http import HttpRequest
 from django.shortcuts import get_object_or_404
 from ninja import Field, Router, Schema, Status
 
-from crawler import usersites
 from crawler.models import Site
+from crawler.usersites.follow import add_site, unfollow_site
+from crawler.usersites.quota import SiteRefused
 
 router = Router()
 
@@ -92,8 +93,8 @@ def sites_add(request: HttpRequest, payload: SiteIn) -> Status[dict[str, Any]]:
     """
     user = request.auth  # type: ignore[attr-defined]
     try:
-        added = usersites.add_site(user, payload.url)
-    except usersites.SiteRefused as exc:
+        added = add_site(user, payload.url)
+    except SiteRefused as exc:
         return Status(422, {"detail": str(exc)})
     return Status(201 if added.created else 200, _site_out(added.site, user, _following(user)))
 
@@ -103,5 +104,5 @@ def sites_unfollow(request: HttpRequest, site_id: int) -> Status[None]:
     """Stop following a site; a private site nobody follows stops being crawled."""
     user = request.auth  # type: ignore[attr-defined]
     site = get_object_or_404(Site.objects.followed_by(user), pk=site_id)
-    usersites.unfollow_site(user, site)
+    unfollow_site(user, site)
     return Status(204, None)

@@ -13,6 +13,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import threading
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from email.utils import format_datetime
 from html import escape
@@ -145,97 +147,11 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(*answer)
         if (scripted := live.get(path, query, layout)) is not None:
             return self.send(*scripted)
-        listed = self.site.listed()
-        if path == "/":
-            body = "<h1>Latest news</h1>" + teaser_list(listed[:6])
-            for key, name in SECTIONS.items():
-                body += f'<section><h2><a href="/section/{key}/">{escape(name)}</a></h2></section>'
-            return self.send(200, layout("Latest news", body))
-        if path.startswith("/section/"):
-            key = path.strip("/").split("/")[-1]
-            if key not in SECTIONS:
-                return self.send(404, layout("Not found", "<h1>Not found</h1>"))
-            in_section = [a for a in listed if a.section == key]
-            page = max(
-                1, int(query.get("page", ["1"])[0]) if query.get("page", ["1"])[0].isdigit() else 1
-            )
-            chunk = in_section[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
-            pager = ""
-            if page > 1:
-                pager += f'<a rel="prev" href="/section/{key}/?page={page - 1}">Newer</a> '
-            if page * PAGE_SIZE < len(in_section):
-                pager += f'<a rel="next" href="/section/{key}/?page={page + 1}">Older</a>'
-            body = (
-                f"<h1>{escape(SECTIONS[key])}</h1>"
-                + teaser_list(chunk)
-                + f'<nav class="pager">{pager}</nav>'
-            )
-            return self.send(200, layout(SECTIONS[key], body))
-        if path.startswith("/events/"):
-            try:
-                day = date.fromisoformat(query.get("date", [""])[0])
-            except ValueError:
-                day = utcnow().date()
-            return self.send(200, calendar_page(day))
-        if path.startswith("/article/") and path.endswith("/print/"):
-            slug = path.strip("/").split("/")[-2]
-            for a in self.site.articles():
-                if a.slug == slug:
-                    return self.send(200, print_page(a))
-            return self.send(404, layout("Not found", "<h1>Not found</h1>"))
-        if path.startswith("/article/"):
-            slug = path.strip("/").split("/")[-1]
-            for a in self.site.articles():
-                if a.slug == slug:
-                    related = [r for r in listed if r.section == a.section and r.slug != slug][:3]
-                    return self.send(200, article_page(a, related))
-            return self.send(404, layout("Not found", "<h1>Not found</h1>"))
-        if path == "/search":
-            q = query.get("q", [""])[0].strip().lower()
-            hits = [
-                a
-                for a in self.site.articles()
-                if q
-                and all(w in (a.title + " " + " ".join(a.paragraphs)).lower() for w in q.split())
-            ]
-            if not hits:
-                return self.send(
-                    200,
-                    layout(
-                        "Search",
-                        f'<h1>Search</h1><p class="no-results">No articles match “{escape(q)}”.</p>',
-                    ),
-                )
-            return self.send(
-                200, layout("Search", f"<h1>Results for “{escape(q)}”</h1>" + teaser_list(hits))
-            )
-        if path == "/feed.xml":
-            return self.send(200, rss(listed), "application/rss+xml; charset=utf-8")
-        if path == "/robots.txt":
-            host = self.headers.get("Host", "127.0.0.1")
-            robots = f"User-agent: *\nDisallow: /share\nDisallow: /print\nSitemap: http://{host}/sitemap.xml\n"
-            return self.send(200, robots, "text/plain")
-        if path == "/sitemap.xml":
-            urls = "".join(
-                f"<url><loc>http://{self.headers.get('Host', '127.0.0.1')}{a.url}</loc></url>"
-                for a in listed
-            )
-            return self.send(
-                200,
-                f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>',
-                "application/xml",
-            )
-        if path == "/static/menu.js":
-            return self.send(200, MENU_JS, "application/javascript")
-        if path in {"/about/", "/contact/"}:
-            return self.send(
-                200,
-                layout(
-                    "About",
-                    "<h1>About The Daily Demo</h1><p>A made-up newspaper for trying Webclip.</p>",
-                ),
-            )
-        return self.send(404, layout("Not found", "<h1>Not found</h1>"))
+        page = PAGES.get(path)
+        if page is None:
+            page = next((found for prefix, found in UNDER if path.startswith(prefix)), not_found)
+        request = Request(self.site, path, query, self.headers.get("Host", "127.0.0.1"))
+        return self.send(*page(request))
 
     def do_POST(self) -> None:  # noqa: N802 (stdlib hook name)
         length = int(self.headers.get("Content-Length") or 0)
@@ -243,6 +159,147 @@ class Handler(BaseHTTPRequestHandler):
         fields = {name: values[-1] for name, values in parse_qs(body).items()}
         answer = archive.post(urlsplit(self.path).path, fields, layout)
         self.send(*(answer or (404, layout("Not found", "<h1>Not found</h1>"))))
+
+
+@dataclass(frozen=True)
+class Request:
+    """What a page of the site is asked: the path, the query and the Host it was asked at."""
+
+    site: NewsSite
+    path: str
+    query: dict[str, list[str]]
+    host: str
+
+
+# (status, body) or (status, body, content type): what Handler.send takes.
+Answer = tuple[int, str] | tuple[int, str, str]
+
+
+def not_found(request: Request) -> Answer:
+    return 404, layout("Not found", "<h1>Not found</h1>")
+
+
+def home(request: Request) -> Answer:
+    body = "<h1>Latest news</h1>" + teaser_list(request.site.listed()[:6])
+    for key, name in SECTIONS.items():
+        body += f'<section><h2><a href="/section/{key}/">{escape(name)}</a></h2></section>'
+    return 200, layout("Latest news", body)
+
+
+def section(request: Request) -> Answer:
+    path, query = request.path, request.query
+    key = path.strip("/").split("/")[-1]
+    if key not in SECTIONS:
+        return not_found(request)
+    in_section = [a for a in request.site.listed() if a.section == key]
+    page = max(1, int(query.get("page", ["1"])[0]) if query.get("page", ["1"])[0].isdigit() else 1)
+    chunk = in_section[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+    pager = ""
+    if page > 1:
+        pager += f'<a rel="prev" href="/section/{key}/?page={page - 1}">Newer</a> '
+    if page * PAGE_SIZE < len(in_section):
+        pager += f'<a rel="next" href="/section/{key}/?page={page + 1}">Older</a>'
+    body = (
+        f"<h1>{escape(SECTIONS[key])}</h1>"
+        + teaser_list(chunk)
+        + f'<nav class="pager">{pager}</nav>'
+    )
+    return 200, layout(SECTIONS[key], body)
+
+
+def events(request: Request) -> Answer:
+    try:
+        day = date.fromisoformat(request.query.get("date", [""])[0])
+    except ValueError:
+        day = utcnow().date()
+    return 200, calendar_page(day)
+
+
+def article(request: Request) -> Answer:
+    path = request.path
+    if path.endswith("/print/"):
+        slug = path.strip("/").split("/")[-2]
+        for a in request.site.articles():
+            if a.slug == slug:
+                return 200, print_page(a)
+        return not_found(request)
+    slug = path.strip("/").split("/")[-1]
+    for a in request.site.articles():
+        if a.slug == slug:
+            listed = request.site.listed()
+            related = [r for r in listed if r.section == a.section and r.slug != slug][:3]
+            return 200, article_page(a, related)
+    return not_found(request)
+
+
+def search(request: Request) -> Answer:
+    q = request.query.get("q", [""])[0].strip().lower()
+    hits = [
+        a
+        for a in request.site.articles()
+        if q and all(w in (a.title + " " + " ".join(a.paragraphs)).lower() for w in q.split())
+    ]
+    if not hits:
+        return (
+            200,
+            layout(
+                "Search",
+                f'<h1>Search</h1><p class="no-results">No articles match “{escape(q)}”.</p>',
+            ),
+        )
+    return 200, layout("Search", f"<h1>Results for “{escape(q)}”</h1>" + teaser_list(hits))
+
+
+def feed(request: Request) -> Answer:
+    return 200, rss(request.site.listed()), "application/rss+xml; charset=utf-8"
+
+
+def robots(request: Request) -> Answer:
+    text = f"User-agent: *\nDisallow: /share\nDisallow: /print\nSitemap: http://{request.host}/sitemap.xml\n"
+    return 200, text, "text/plain"
+
+
+def sitemap(request: Request) -> Answer:
+    urls = "".join(
+        f"<url><loc>http://{request.host}{a.url}</loc></url>" for a in request.site.listed()
+    )
+    return (
+        200,
+        f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>',
+        "application/xml",
+    )
+
+
+def menu_script(request: Request) -> Answer:
+    return 200, MENU_JS, "application/javascript"
+
+
+def about(request: Request) -> Answer:
+    return (
+        200,
+        layout(
+            "About", "<h1>About The Daily Demo</h1><p>A made-up newspaper for trying Webclip.</p>"
+        ),
+    )
+
+
+Page = Callable[[Request], Answer]
+# The site's pages by path, then by what their path starts with.
+PAGES: dict[str, Page] = {
+    "/": home,
+    "/search": search,
+    "/feed.xml": feed,
+    "/robots.txt": robots,
+    "/sitemap.xml": sitemap,
+    "/static/menu.js": menu_script,
+    "/about/": about,
+    "/contact/": about,
+}
+UNDER: tuple[tuple[str, Page], ...] = (
+    ("/section/", section),
+    ("/events/", events),
+    ("/article/", article),
+)
 
 
 def rss(articles: list[Article]) -> str:

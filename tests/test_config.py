@@ -111,8 +111,18 @@ def test_the_suite_runs_on_postgresql_and_redis():
 
 
 def test_beat_uses_the_database_scheduler_with_crawl_and_publish_schedules(db):
+    from importlib import import_module
+
+    from django.apps import apps
     from django_celery_beat.models import PeriodicTask
 
+    # A transactional test in the same process may have emptied the table the migrations
+    # filled: their schedules are made again as the migrations make them (get or create).
+    for migration in (
+        "crawler.migrations.0002_dispatch_schedule",
+        "clipping.migrations.0003_publish_schedule",
+    ):
+        import_module(migration).create_schedule(apps, None)
     assert app.conf.beat_scheduler == "django_celery_beat.schedulers:DatabaseScheduler"
     assert PeriodicTask.objects.filter(
         task="crawler.tasks.dispatch_due_sites", enabled=True

@@ -1,6 +1,6 @@
 """Sites as OPML: out, the sites a person follows or their clips come from; in, a feed
 reader's export, read with listparser, whose feeds the person then follows or adds through the
-Sites page's flow (`crawler.usersites.add_site`)."""
+Sites page's flow (`crawler.usersites.follow.add_site`)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,10 @@ from django.utils.xmlutils import SimplerXMLGenerator
 from accounts.models import User
 from clipping.exchange.lists import ExchangeError
 from clipping.models import Clip
-from crawler import usersites
 from crawler.fetch.policy import url_origin
 from crawler.models import Page, Site
+from crawler.usersites.follow import add_site
+from crawler.usersites.quota import SiteRefused
 
 MAX_FOLLOWS = 50  # feeds of an OPML file followed in one request
 
@@ -140,14 +141,14 @@ class FollowResult:
 def follow_feeds(user: User, urls: Iterable[str]) -> list[FollowResult]:
     """Hand each feed URL to the Sites page's flow: follow the site watching it, or add one.
 
-    A new site is fetched and previewed first (usersites.add_site), so each takes seconds;
+    A new site is fetched and previewed first (`add_site`), so each takes seconds;
     the person's site quota ends the run early with its reason on every later URL.
     """
     results = []
     for url in list(dict.fromkeys(urls))[:MAX_FOLLOWS]:
         try:
-            added = usersites.add_site(user, url)
-        except usersites.SiteRefused as exc:
+            added = add_site(user, url)
+        except SiteRefused as exc:
             results.append(FollowResult(url, str(exc), False))
         else:
             results.append(FollowResult(url, added.message, not added.already))

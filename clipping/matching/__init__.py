@@ -2,15 +2,9 @@
 
 from __future__ import annotations
 
-from clipping.matching.compile import (
-    EXACT,
-    CompiledList,
-    CompiledTerm,
-    ListSpec,
-    compile_list,
-    compile_text,
-)
+from clipping.matching.compile import CompiledList, ListSpec, compile_list, compile_text
 from clipping.matching.index import KeywordIndex
+from clipping.matching.keys import EXACT, CompiledTerm
 from clipping.matching.naive import NaiveMatcher, match_list
 from clipping.matching.spans import MAX_SPANS_PER_LIST, MAX_SPANS_PER_TERM, Matches, Spans
 from clipping.matching.text import MatchedSpan, PreparedText, prepare_text

@@ -23,7 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Final
 
-from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
+from clipping.matching.compile import CompiledList, ListSpec, compile_list
+from clipping.matching.keys import SEPARATOR, CompiledTerm
 from clipping.matching.spans import (
     MAX_SPANS_PER_TERM,
     Entry,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from clipping.matching.compile import SEPARATOR, CompiledList, CompiledTerm, ListSpec, compile_list
+from clipping.matching.compile import CompiledList, ListSpec, compile_list
+from clipping.matching.keys import SEPARATOR, CompiledTerm
 from clipping.matching.spans import Matches, NewText, Spans, capped, merge_spans
 from clipping.matching.text import MatchedSpan, PreparedText, prepare_text
 from clipping.terms import host_within, normalize_host

@@ -22,18 +22,20 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Protocol
 
-from clipping.matching.compile import (
+from clipping.matching.lines import (
     COMPILE_VERSION,
     CompiledLine,
-    Resolution,
     from_shared,
+    shareable,
+    unknown_lines,
+)
+from clipping.matching.resolution import (
+    Resolution,
     needs_resolution,
     resolution,
     resolved_keys,
     seed_resolution,
-    shareable,
     shared_resolution,
-    unknown_lines,
 )
 from clipping.matching.synonyms import Choices
 from clipping.terms import TermSyntaxError

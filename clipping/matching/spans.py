@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from itertools import chain
 from typing import Final, NamedTuple
 
-from clipping.matching.compile import CompiledTerm
+from clipping.matching.keys import CompiledTerm
 from clipping.matching.text import MatchedSpan, PreparedText
 from clipping.terms import host_within
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple, cast
 
 from analyzer.text import stems, token_columns
-from clipping.matching.compile import EXACT
+from clipping.matching.keys import EXACT
 
 
 class MatchedSpan(NamedTuple):

@@ -15,7 +15,7 @@ from typing import cast
 
 from analyzer.text import sentence_spans, tokenize
 from analyzer.text.wordnet import sense_gloss
-from clipping.matching.compile import EXACT, SEPARATOR, CompiledTerm
+from clipping.matching.keys import EXACT, SEPARATOR, CompiledTerm
 from clipping.terms import TermSyntaxError, parse_line
 
 MAX_REASONS = 3  # one per term, the first terms of the summary

@@ -11,9 +11,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
-from crawler import usersites
 from crawler.conf import user_site_settings
 from crawler.models import Site
+from crawler.usersites.follow import add_site, followed_sites, unfollow_site
+from crawler.usersites.preview import Preview, normalized, preview_site
+from crawler.usersites.quota import SiteRefused, pages_allowance
 
 SESSION_KEY = "site_preview"  # the preview the person saw, until they add the site
 RUNS_SHOWN = 5
@@ -39,7 +41,7 @@ def site_preview(request: HttpRequest) -> HttpResponse:
     form = SiteURLForm(request.POST)
     if not form.is_valid():
         return _index(request, form, status=400)
-    preview = usersites.preview_site(request.user, form.cleaned_data["url"])
+    preview = preview_site(request.user, form.cleaned_data["url"])
     if not preview.error:
         request.session[SESSION_KEY] = preview.to_dict()
     return _index(request, form, preview=preview)
@@ -52,15 +54,15 @@ def site_add(request: HttpRequest) -> HttpResponse:
     form = SiteURLForm(request.POST)
     if not form.is_valid():
         return _index(request, form, status=400)
-    url = usersites.normalized(form.cleaned_data["url"])
+    url = normalized(form.cleaned_data["url"])
     saved = request.session.pop(SESSION_KEY, None)
     try:
-        preview = usersites.Preview.from_dict(saved) if saved else None
+        preview = Preview.from_dict(saved) if saved else None
     except TypeError:  # kept by an older version of the page: preview again
         preview = None
     try:
-        added = usersites.add_site(request.user, url, preview)
-    except usersites.SiteRefused as exc:
+        added = add_site(request.user, url, preview)
+    except SiteRefused as exc:
         messages.error(request, str(exc))
         return redirect("site_index")
     messages.success(request, added.message)
@@ -70,7 +72,7 @@ def site_add(request: HttpRequest) -> HttpResponse:
 @login_required
 def site_detail(request: HttpRequest, pk: int) -> HttpResponse:
     site = get_object_or_404(Site.objects.followed_by(request.user), pk=pk)
-    (row,) = [r for r in usersites.followed_sites(request.user) if r.site.pk == site.pk]
+    (row,) = [r for r in followed_sites(request.user) if r.site.pk == site.pk]
     runs = list(site.runs.order_by("-started_at", "-id")[:RUNS_SHOWN])
     return render(request, "clipping/site_detail.html", {"row": row, "runs": runs})
 
@@ -79,7 +81,7 @@ def site_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def site_remove(request: HttpRequest, pk: int) -> HttpResponse:
     site = get_object_or_404(Site.objects.followed_by(request.user), pk=pk)
-    usersites.unfollow_site(request.user, site)
+    unfollow_site(request.user, site)
     messages.success(request, _("You no longer follow %(name)s.") % {"name": site.name})
     return redirect("site_index")
 
@@ -88,11 +90,11 @@ def _index(
     request: HttpRequest,
     form: SiteURLForm,
     *,
-    preview: usersites.Preview | None = None,
+    preview: Preview | None = None,
     status: int = 200,
 ) -> HttpResponse:
     conf = user_site_settings()
-    rows = usersites.followed_sites(request.user)
+    rows = followed_sites(request.user)
     context = {
         "form": form,
         "rows": rows,
@@ -100,6 +102,6 @@ def _index(
         "policy": conf.policy,
         "max_sites": conf.max_sites,
         "pages_per_day": conf.pages_per_day,
-        "pages_left": usersites.pages_allowance(request.user),
+        "pages_left": pages_allowance(request.user),
     }
     return render(request, "clipping/sites.html", context, status=status)

@@ -296,38 +296,9 @@ class _FormWork:
         return [form.with_labels(labels) for form, labels in zip(forms, layouts, strict=True)]
 
     def _form(self, form: Form, context: FormContext, depth: int) -> None:
-        reason = refusal(form)
-        if reason is not None:
-            record, _ = SiteSearch.objects.record_form(
-                self.site, form, status=SiteSearch.Status.REFUSED, reason=reason
-            )
-            self.report.forms.append(
-                FormOutcome(form.action, form.method, record.status, reason, record.id)
-            )
-            return
-        first_sighting = not SiteSearch.objects.filter(
-            site=self.site, fingerprint=form.fingerprint
-        ).exists()
-        if first_sighting:
-            learn_domains(form, self.language)
-        plan = plan_form(
-            form,
-            with_keywords(load_table(), self.queries),
-            threshold=self.settings.label_threshold,
-            alpha=self.settings.alpha,
-            language=self.language,
-        )
-        if not plan.submittable:
-            record, _ = SiteSearch.objects.record_form(
-                self.site,
-                form,
-                status=SiteSearch.Status.UNMATCHED,
-                reason=plan.reason,
-                query_arg=_keyword_name(plan),
-            )
-            self.report.forms.append(
-                FormOutcome(form.action, form.method, record.status, plan.reason, record.id)
-            )
+        """Search through a form: its best assignments submitted, their results kept."""
+        plan = self._plan(form)
+        if plan is None:
             return
         record, _ = SiteSearch.objects.record_form(
             self.site,
@@ -356,6 +327,43 @@ class _FormWork:
         for url in outcome.results:
             canonical = self.frontier.canonical(url)
             self.results.setdefault(canonical, depth + 1)
+
+    def _plan(self, form: Form) -> Plan | None:
+        """Return how to fill a form, or None once why it is not filled is recorded."""
+        reason = refusal(form)
+        if reason is not None:
+            record, _ = SiteSearch.objects.record_form(
+                self.site, form, status=SiteSearch.Status.REFUSED, reason=reason
+            )
+            self.report.forms.append(
+                FormOutcome(form.action, form.method, record.status, reason, record.id)
+            )
+            return None
+        first_sighting = not SiteSearch.objects.filter(
+            site=self.site, fingerprint=form.fingerprint
+        ).exists()
+        if first_sighting:
+            learn_domains(form, self.language)
+        plan = plan_form(
+            form,
+            with_keywords(load_table(), self.queries),
+            threshold=self.settings.label_threshold,
+            alpha=self.settings.alpha,
+            language=self.language,
+        )
+        if not plan.submittable:
+            record, _ = SiteSearch.objects.record_form(
+                self.site,
+                form,
+                status=SiteSearch.Status.UNMATCHED,
+                reason=plan.reason,
+                query_arg=_keyword_name(plan),
+            )
+            self.report.forms.append(
+                FormOutcome(form.action, form.method, record.status, plan.reason, record.id)
+            )
+            return None
+        return plan
 
     def _depth(self, url: str) -> int:
         canonical = self.frontier.canonical(url)

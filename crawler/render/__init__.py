@@ -21,7 +21,7 @@ from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
 from crawler.fetch.result import FetchResult, PageRequest
 from crawler.fetch.ssrf import Resolver, system_resolve
 from crawler.render.host import HOST, BrowserHost
-from crawler.render.page import ContextPool, render_page
+from crawler.render.page import ContextPool, render_in_context
 from crawler.render.shell import RenderMemory, needs_rendering, render_reason
 
 __all__ = [
@@ -103,7 +103,7 @@ class Renderer:
     ) -> FetchResult:
         async with self.host.page_slots(self.policy):
             browser = await self.host.browser(self.policy)
-            return await render_page(
+            return await render_in_context(
                 browser,
                 url,
                 rules,

@@ -167,7 +167,7 @@ async def _quietly(awaitable: object) -> None:
         await awaitable  # type: ignore[misc]
 
 
-async def render_page(
+async def render_in_context(
     browser: Browser,
     url: str,
     rules: SiteRules,
@@ -203,7 +203,25 @@ async def render_page(
     if state.served is not None:
         url = state.served.final_url or url
         result.redirects = list(state.served.redirects)
-    budget = timeout or policy.render_timeout
+    await _render_in_slot(
+        browser, url, state, policy, pool, timeout or policy.render_timeout, started
+    )
+    _check_answer(result, policy)
+    return result
+
+
+async def _render_in_slot(
+    browser: Browser,
+    url: str,
+    state: _PageState,
+    policy: FetchPolicy,
+    pool: ContextPool | None,
+    budget: float,
+    started: float,
+) -> None:
+    """Load `url` into the state's result in a context of the pool (or a fresh one) within
+    `budget` seconds; give the context back after a clean render, else close it."""
+    relay, result = state.relay, state.result
     deadline = time.monotonic() + budget
     slot: _Slot | None = None
     reusable = False
@@ -237,8 +255,6 @@ async def render_page(
             await relay.close()
         result.elapsed = time.monotonic() - started
         result.render_notes["document_requests"] = state.document_requests
-    _check_answer(result, policy)
-    return result
 
 
 class _Slot:

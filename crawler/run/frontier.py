@@ -22,17 +22,18 @@ so `max_depth` counts the links followed from a seed through hubs and articles, 
 
 from __future__ import annotations
 
-import bisect
 from collections import deque
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
-from django.db.models import Case, IntegerField, Q, Value, When
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from crawler import canonical as urltools
 from crawler.models import Page, Site
+from crawler.models.pages import PageQuerySet
+from crawler.run.newpages import ROLE_ORDER, NewQueue, Row
 from crawler.run.shapes import ShapeWatch
 from crawler.store import held
 
@@ -66,7 +67,7 @@ class Frontier:
         self._judged: dict[str, tuple[str | None, str | None]] = {}  # see `refusal`
         # The first never-fetched pages in breadth-first order, read a window at a time
         # (see `new_urls`), and until when the hub band is known to be empty.
-        self._new = _NewQueue()
+        self._new = NewQueue()
         self._no_hubs_until: datetime | None = None
 
     # --- Admission ---------------------------------------------------------------------------
@@ -144,6 +145,16 @@ class Frontier:
             self._whole = self._read_whole()
         if not self._whole:
             self._recall([u for u in wanted if u not in self._known and u not in self._absent])
+        ids, new = self._update_known(wanted, depth, role, batch)
+        if new:
+            ids.update(self._create(new, depth, role, now or timezone.now(), batch))
+        return ids
+
+    def _update_known(
+        self, wanted: list[str], depth: int, role: str, batch: held.HeldBatch | None
+    ) -> tuple[dict[str, int], list[str]]:
+        """Return the ids of the known URLs among `wanted` (recording a shorter path or a
+        feed's role) and the admissible new ones."""
         ids: dict[str, int] = {}
         new: list[str] = []
         shallower: list[int] = []
@@ -175,20 +186,25 @@ class Frontier:
             Page.objects.filter(id__in=promoted).update(role=role)
         if moved:
             self._moved_up(moved)
-        if new:
-            now = now or timezone.now()
-            pages = [
-                Page(site=self.site, url=u, depth=depth, role=role, first_seen_at=now) for u in new
-            ]
-            self._insert(pages, batch)
-            self._absent.difference_update(new)
-            for created in pages:
-                self._known[created.url] = (created.pk, depth, role)
-                ids[created.url] = created.pk
-                self._created[created.url] = created
-                self._new.place(created)
-            while len(self._created) > _CREATED_KEPT:  # only a query is lost
-                del self._created[next(iter(self._created))]
+        return ids, new
+
+    def _create(
+        self, new: list[str], depth: int, role: str, now: datetime, batch: held.HeldBatch | None
+    ) -> dict[str, int]:
+        """Store pages for new URLs, unfetched, and return url -> page id."""
+        pages = [
+            Page(site=self.site, url=u, depth=depth, role=role, first_seen_at=now) for u in new
+        ]
+        self._insert(pages, batch)
+        self._absent.difference_update(new)
+        ids: dict[str, int] = {}
+        for created in pages:
+            self._known[created.url] = (created.pk, depth, role)
+            ids[created.url] = created.pk
+            self._created[created.url] = created
+            self._new.place(created)
+        while len(self._created) > _CREATED_KEPT:  # only a query is lost
+            del self._created[next(iter(self._created))]
         return ids
 
     def _moved_up(self, moved: list[tuple[str, int, str]]) -> None:
@@ -305,11 +321,12 @@ class Frontier:
         The never-fetched pages the queue read, or this run stored, come from memory (a
         shorter path or a new role is written there too); the rest take one query.
         """
-        found = {}
+        found: dict[str, Page] = {}
         for url in urls:
             created, queued = self._created.pop(url, None), self._new.pages.pop(url, None)
-            if queued or created:
-                found[url] = queued or created
+            kept = queued or created
+            if kept is not None:
+                found[url] = kept
         rest = [url for url in urls if url not in found]
         if rest:
             found |= {p.url: p for p in Page.objects.filter(site=self.site, url__in=rest)}
@@ -343,7 +360,7 @@ class Frontier:
             .hubs()
             .filter(last_fetched_at__lt=cutoff)
             .filter(Q(failures=0) | Q(next_visit_at__lte=now))
-            .annotate(band=_ROLE_ORDER)
+            .annotate(band=ROLE_ORDER)
             .order_by("band", "depth", "id")
         )
         picked = self._pick(self._windows(pages, limit), limit)
@@ -354,7 +371,7 @@ class Frontier:
         """Return never-fetched URLs, shallowest first (breadth-first), seeds before others.
 
         They come from a queue of the first ones in that order, read from the database a
-        window at a time after the last one read (see `_NewQueue`), not a query per call.
+        window at a time after the last one read (see `NewQueue`), not a query per call.
         """
         return self._pick(self._new_rows(), limit)
 
@@ -363,10 +380,10 @@ class Frontier:
         pages = self._pages().due(now or timezone.now()).order_by("next_visit_at", "id")
         return self._pick(self._windows(pages, limit), limit)
 
-    def _pages(self):
+    def _pages(self) -> PageQuerySet:
         return Page.objects.filter(site=self.site)
 
-    def _windows(self, pages, limit: int) -> Iterator[_Row]:
+    def _windows(self, pages: QuerySet[Page], limit: int) -> Iterator[Row]:
         """Yield the rows of a query, read a window at a time as they are needed."""
         offset = 0
         window = max(limit * 2, 64)
@@ -379,7 +396,7 @@ class Frontier:
             offset += window
             yield from rows
 
-    def _new_rows(self) -> Iterator[_Row]:
+    def _new_rows(self) -> Iterator[Row]:
         """Yield the never-fetched pages in breadth-first order, from the queue, refilled from
         the database after its last row when it runs out."""
         queue = self._new
@@ -395,7 +412,7 @@ class Frontier:
             index += 1
             yield row
 
-    def _pick(self, rows: Iterator[_Row], limit: int) -> list[str]:
+    def _pick(self, rows: Iterator[Row], limit: int) -> list[str]:
         """Return up to `limit` URLs not yet taken, dropping unfetched ones now refused."""
         if limit <= 0:
             return []
@@ -429,7 +446,7 @@ class Frontier:
     def pending(self, now: datetime | None = None) -> int:
         """Count URLs still waiting in the frontier: never fetched, or due."""
         now = now or timezone.now()
-        return (
+        return int(
             self._pages()
             .filter(Q(last_fetched_at__isnull=True) | Q(next_visit_at__lte=now))
             .count()
@@ -444,83 +461,3 @@ _IDS_RESERVED = 256  # page ids reserved at a time
 _WHOLE_SITE = 100_000  # stored pages a run reads whole into its index (see `add`)
 # A shorter path to known pages, held with a batch's rows (our own names; values are parameters).
 _SHALLOWER = 'UPDATE "crawler_page" SET "depth" = %s WHERE "id" = ANY(%s) AND "depth" > %s'
-
-# Seeds, sitemaps and feeds come before analyzer hubs and ordinary pages.
-_ROLE_ORDER = Case(
-    When(role=Page.Role.SEED, then=Value(0)),
-    When(role=Page.Role.SITEMAP, then=Value(1)),
-    When(role=Page.Role.FEED, then=Value(2)),
-    default=Value(3),
-    output_field=IntegerField(),
-)
-
-
-# (id, url, depth, last_fetched_at) of a page, as the bands read them.
-_Row = tuple[int, str, int, datetime | None]
-_BANDS = {Page.Role.SEED: 0, Page.Role.SITEMAP: 1, Page.Role.FEED: 2}  # as _ROLE_ORDER
-
-
-class _NewQueue:
-    """The first never-fetched pages of a site in breadth-first order (depth, band, id).
-
-    Read from the database `WINDOW` rows at a time, each read starting after the last row
-    read (keyset), so the run asks once per window, not once per batch. It stays the true
-    head of the order: a page added that sorts before the last row read, or moved up, takes
-    its place among the rows read (`place`); one that sorts after it is read by a later `fill`.
-    """
-
-    WINDOW = 256
-
-    def __init__(self) -> None:
-        self.rows: list[_Row] = []
-        self.keys: list[tuple[int, int, int]] = []  # (depth, band, id) of each row, in order
-        # The rows read, as records, until handed out (see `Frontier.pages`).
-        self.pages: dict[str, Page] = {}
-        self.last: tuple[int, int, int] | None = None  # (depth, band, id) of the last row read
-        self.complete = False  # the last read found every remaining row
-
-    def fill(self, pages) -> bool:
-        """Read the next window after the last row read; return whether any row came."""
-        if self.complete:
-            return False
-        pages = pages.unfetched().annotate(band=_ROLE_ORDER)
-        if self.last is not None:
-            depth, band, page_id = self.last
-            pages = pages.filter(
-                Q(depth__gt=depth)
-                | Q(depth=depth, band__gt=band)
-                | Q(depth=depth, band=band, id__gt=page_id)
-            )
-        found = list(pages.order_by("depth", "band", "id")[: self.WINDOW])
-        self.complete = len(found) < self.WINDOW
-        if found:
-            self.last = (found[-1].depth, found[-1].band, found[-1].id)
-            self.rows.extend((p.id, p.url, p.depth, p.last_fetched_at) for p in found)
-            self.keys.extend((p.depth, p.band, p.id) for p in found)
-            self.pages.update((p.url, p) for p in found)
-        return bool(found)
-
-    def place(self, page: Page) -> None:
-        """Put a never-fetched page at its place in the order: among the rows read if it sorts
-        before the last one (moved there if it was read already), else left to a later read."""
-        if self.last is None:
-            return  # nothing read yet: the next read starts at the head
-        key = (page.depth, _BANDS.get(page.role, 3), page.pk)
-        if key > self.last:
-            self.complete = False
-            return
-        if page.url in self.pages:
-            at = next(i for i, row in enumerate(self.rows) if row[1] == page.url)
-            del self.rows[at], self.keys[at]
-        at = bisect.bisect_left(self.keys, key)
-        self.keys.insert(at, key)
-        self.rows.insert(at, (page.pk, page.url, page.depth, page.last_fetched_at))
-        self.pages[page.url] = page
-
-    def drop(self, page_ids: list[int]) -> None:
-        """Remove deleted pages."""
-        gone = set(page_ids)
-        kept = [at for at, row in enumerate(self.rows) if row[0] not in gone]
-        self.rows = [self.rows[at] for at in kept]
-        self.keys = [self.keys[at] for at in kept]
-        self.pages = {url: page for url, page in self.pages.items() if page.id not in gone}

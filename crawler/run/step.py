@@ -210,9 +210,7 @@ def _answered(
     counts = {"fetched": 1, "rendered": int(result.rendered)}
     if result.rendered and run is not None:
         RunRender.objects.note(run, page.url, result)
-    digest = ahead.digest if ahead is not None and ahead.digest else ""
-    if not digest and result.succeeded:
-        digest = storage.content_hash(result.body)
+    digest = _digest(result, ahead)
     # A page never fetched before has no version: no need to ask.
     latest = storage.latest_hashes(page) if page.last_fetched_at is not None else None
     if result.not_modified or storage.is_unchanged(result, digest, latest):
@@ -220,8 +218,7 @@ def _answered(
         observation = _observation(page, result, links=_stored_links(page))
         return Processed(observation, counts | {"unchanged": 1})
     new = latest is None
-    discovered = ahead.discovered if ahead is not None and ahead.discovered else None
-    discovered = discovered or _discovered(result)
+    discovered = (ahead.discovered if ahead is not None else None) or _discovered(result)
     declared = _learn_from_head(frontier, page, result, discovered)
     extracted = judged(
         extract(result, frontier.canonical, ahead, discovered), page.site_id, page.url
@@ -258,6 +255,13 @@ def _answered(
     )
     render = page.id if _left_to_render(result, render_shells) else None
     return Processed(observation, counts | {"new" if new else "changed": 1}, version, render=render)
+
+
+def _digest(result: FetchResult, ahead: Ahead | None) -> str:
+    """Return the body's content hash, made beside its analysis when it was analysed ahead."""
+    if ahead is not None and ahead.digest:
+        return ahead.digest
+    return storage.content_hash(result.body) if result.succeeded else ""
 
 
 def _admit_links(

@@ -196,7 +196,7 @@ def strategy_names() -> list[str]:
 
 # Modules that register strategies on import; a missing optional one (written by another
 # part of the project) is skipped so the crawler still runs breadth-first.
-BUILTIN = ("crawler.strategies.bfs", "crawler.strategies.xcrawl")
+BUILTIN = ("crawler.strategies.bfs", "crawler.strategies.xcrawl.strategy")
 
 
 def load_builtin() -> None:

@@ -17,9 +17,10 @@ from clipping.matching import (
     compile_list,
     compile_text,
 )
-from clipping.matching import compile as compiling
+from clipping.matching import lines as compiled_lines
 from clipping.matching import text as prepared_text
-from clipping.matching.compile import keyed_lines, line_cache, unknown_lines
+from clipping.matching.lines import line_cache, unknown_lines
+from clipping.matching.resolution import keyed_lines
 from clipping.matching.synonyms import list_synonyms
 from clipping.matching.text import stem_all
 from clipping.terms import TermSyntaxError, parse_terms
@@ -361,7 +362,7 @@ def test_new_text_keeps_at_most_as_many_extra_spans_as_the_cap() -> None:
 
 
 def test_unknown_lines_are_the_stripped_lines_this_process_has_not_compiled(monkeypatch) -> None:
-    monkeypatch.setattr(compiling, "_line_cache", {})  # this process's caches, from empty
+    monkeypatch.setattr(compiled_lines, "_line_cache", {})  # this process's caches, from empty
     compile_text(1, "car", "en", True)
     texts = [(" car \ndoctor\n\n", "en", True), ("doctor", "english", True), ("car", "en", False)]
     unknown = unknown_lines([*texts, ('"x y"', "xx", True)])

@@ -8,8 +8,9 @@ import pytest
 from django.core.cache import cache
 
 from clipping.matching import CompiledTerm, current_index, refresh_index
-from clipping.matching.compile import COMPILE_VERSION, line_cache, resolution
+from clipping.matching.lines import COMPILE_VERSION, line_cache
 from clipping.matching.live import SharedIndex, _line_key, lists_version
+from clipping.matching.resolution import resolution
 from clipping.matching.shared import resolution_entry
 from clipping.models import KeywordList
 

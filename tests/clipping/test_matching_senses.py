@@ -7,7 +7,7 @@ import pytest
 from analyzer.text.senses import choose_senses, context_stems, senses, synonyms
 from analyzer.text.wordnet import word_forms
 from clipping.matching import KeywordIndex, ListSpec, NaiveMatcher, compile_text
-from clipping.matching import compile as compiling
+from clipping.matching import resolution as resolving
 from clipping.matching import synonyms as matching_synonyms
 from clipping.matching.synonyms import (
     NO_THESAURUS,
@@ -243,18 +243,18 @@ def test_lines_keyed_alone_are_keyed_as_in_their_list(terms) -> None:
     """A line whose synonyms no other line changes is keyed once, alone; every list holding
     it gets what resolving the whole list gives."""
     for use_synonyms in (True, False):
-        resolved = compiling._keyed_in_context(terms, "en", use_synonyms, None)
-        assert compiling.keyed_lines(terms, "en", use_synonyms) == resolved
-        assert compiling.keyed_lines(terms, "en", use_synonyms) == resolved  # from the cache
+        resolved = resolving._keyed_in_context(terms, "en", use_synonyms, None)
+        assert resolving.keyed_lines(terms, "en", use_synonyms) == resolved
+        assert resolving.keyed_lines(terms, "en", use_synonyms) == resolved  # from the cache
         for key, term, effective in resolved:
-            alone = compiling._alone[use_synonyms].get(term.raw)
+            alone = resolving._alone[use_synonyms].get(term.raw)
             assert alone is None or alone == (key, term, effective)
 
 
 def test_a_line_keyed_alone_still_takes_its_sense_from_a_list_that_changes_it() -> None:
-    [(alone, _, _)] = compiling.keyed_lines("chip", "en", True)
-    in_context = compiling.keyed_lines("chip\nsemiconductor", "en", True)
+    [(alone, _, _)] = resolving.keyed_lines("chip", "en", True)
+    in_context = resolving.keyed_lines("chip\nsemiconductor", "en", True)
     assert in_context[0][0] != alone
-    assert in_context == compiling._keyed_in_context("chip\nsemiconductor", "en", True, None)
-    switched = compiling.keyed_lines("car", "en", True, {"car": {"car|car.n.01": False}})
+    assert in_context == resolving._keyed_in_context("chip\nsemiconductor", "en", True, None)
+    switched = resolving.keyed_lines("car", "en", True, {"car": {"car|car.n.01": False}})
     assert switched[0][2] == ()

@@ -131,11 +131,11 @@ def test_seeding_stores_the_root_the_extra_seeds_and_the_sitemap(site):
 
 def _naive_new_order(frontier: Frontier) -> list[str]:
     """The breadth-first order of never-fetched pages as one query gives it."""
-    from crawler.run.frontier import _ROLE_ORDER
+    from crawler.run.newpages import ROLE_ORDER
 
     rows = (
         Page.objects.filter(site=frontier.site, last_fetched_at__isnull=True)
-        .annotate(band=_ROLE_ORDER)
+        .annotate(band=ROLE_ORDER)
         .order_by("depth", "band", "id")
         .values_list("url", flat=True)
     )
@@ -147,9 +147,9 @@ def test_new_urls_read_a_window_at_a_time_keep_the_order_of_one_query(site, monk
     out where a fresh query would put them, though the queue is read once per window."""
     import random
 
-    from crawler.run import frontier as frontier_module
+    from crawler.run import newpages
 
-    monkeypatch.setattr(frontier_module._NewQueue, "WINDOW", 5)
+    monkeypatch.setattr(newpages.NewQueue, "WINDOW", 5)
     site.max_depth = 20
     site.save()
     frontier = Frontier(site)

@@ -3,7 +3,11 @@ the admin choice per site and the crawl under Celery like breadth-first."""
 
 from __future__ import annotations
 
+import os
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -201,9 +205,9 @@ def test_xcrawl_has_each_new_page_read_in_the_process_that_analyses_it(topic, mo
     `observe` is what reading the stored page gives."""
     import os
 
-    from crawler import reading
-    from crawler.reading import Reading, dom_item_texts, page_words
+    from crawler.strategies.xcrawl import reading
     from crawler.strategies.xcrawl import strategy as xcrawl_module
+    from crawler.strategies.xcrawl.reading import Reading, dom_item_texts, page_words
 
     readers: list[object] = []
     read_ahead = xcrawl_module.XCrawl.read_ahead
@@ -244,10 +248,24 @@ def test_xcrawl_has_each_new_page_read_in_the_process_that_analyses_it(topic, mo
         assert value.words == page_words(analyze(body, url), topic.language)
 
 
+def test_the_analysing_process_imports_the_reader_without_django():
+    """The analysing process has no Django: finding xCrawl's reader there imports none."""
+    code = (
+        "import sys, crawler.strategies.xcrawl.reading\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'django'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"}
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.stdout.strip() == "[]", result.stdout + result.stderr
+
+
 def test_a_page_read_again_has_its_links_on_the_origin_its_aliases_name_now():
     """The analysing process remembers the canonical form of the links it reads, never
     where the aliases of one run put them."""
-    from crawler.reading import read_page
+    from crawler.strategies.xcrawl.reading import read_page
 
     body = (
         b"<html><body><ul><li><a href='https://www.example.org/posts/a/?utm_source=x'>A post"

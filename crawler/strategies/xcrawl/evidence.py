@@ -20,7 +20,7 @@ from typing import Any
 
 from analyzer.text import stems, stopwords, synonyms, tokenize
 from crawler.canonical import url_shape
-from crawler.reading import ITEM_CHARS, MIN_ITEM_STEPS
+from crawler.strategies.xcrawl.reading import ITEM_CHARS, MIN_ITEM_STEPS
 from crawler.topic import Topic
 
 SYNONYM_WEIGHT = 0.8

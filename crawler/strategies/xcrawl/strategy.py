@@ -25,12 +25,16 @@ link; here the best link of the whole known graph is taken (a walk that restarts
 at no cost), because a run is capped by a page budget and a walk spends fetches on pages
 it only passes through. DownloadAllAuthorities raises evidence instead of queueing every
 link, so the budget goes to the subtree's topical items first.
+
+`XCrawl` is the strategy's face; its phases are its parts: choosing the next URLs
+(choosing.py), judging a fetched page (observing.py), weighing its links (weighing.py),
+DownloadAllAuthorities (harvest.py) and GetAuthorities through the site's search
+(searching.py).
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections import deque
 from dataclasses import dataclass
 from typing import ClassVar
@@ -40,47 +44,28 @@ from django.db.models import Q
 from django.utils import timezone
 
 from analyzer.isolation import Reader
-from crawler.canonical import pager_key, pager_url, url_shape
 from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.fetch.result import FetchResult
 from crawler.models import Link, Page
-from crawler.models.sitesearch import SiteSearch
 from crawler.models.xcrawl import PageVerdict
-from crawler.reading import PageWords, Reading, dom_item_texts, page_words, read_page
-from crawler.sitesearch.template import is_search_url
-from crawler.strategies.base import ANNOUNCED, PageObservation, Strategy, register
+from crawler.strategies.base import PageObservation, Strategy, register
 from crawler.strategies.xcrawl.authorities import GetAuthorities
-from crawler.strategies.xcrawl.evidence import (
-    Evidence,
-    LearnedTerms,
-    item_texts,
-)
+from crawler.strategies.xcrawl.choosing import ChoosingUrls
+from crawler.strategies.xcrawl.evidence import Evidence, LearnedTerms
 from crawler.strategies.xcrawl.graph import WebGraph
-from crawler.strategies.xcrawl.priority import TOPICAL, Candidate, ListRecord, Priorities
-from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens, topic_with_tokens
+from crawler.strategies.xcrawl.harvest import HarvestingHubs
+from crawler.strategies.xcrawl.observing import ObservingPages
+from crawler.strategies.xcrawl.priority import Priorities
+from crawler.strategies.xcrawl.querygen import topic_tokens, topic_with_tokens
+from crawler.strategies.xcrawl.reading import Reading, read_page
 from crawler.strategies.xcrawl.samples import sample_texts
-from crawler.strategies.xcrawl.validator import (
-    Verdict,
-    required_score,
-    topic_affinity,
-    validate,
-)
-from crawler.strategies.xcrawl.walk import (
-    PageLink,
-    Walk,
-    authority_subtrees,
-    links_in_subtrees,
-)
+from crawler.strategies.xcrawl.searching import SearchingSite
+from crawler.strategies.xcrawl.validator import required_score
+from crawler.strategies.xcrawl.walk import PageLink, Walk
+from crawler.strategies.xcrawl.weighing import WeighingLinks
 from crawler.strategies.xcrawl.weights import GraphWeights, Variant
 
 logger = logging.getLogger(__name__)
-
-# The most DownloadAllAuthorities adds to a link's evidence: below the value of an unread
-# list page, so a list that only holds some authorities never outbids reading on.
-HARVEST_SHARE = 0.15
-MAX_LIST_PAGES = 1000  # pages of one numbered list made candidates at most
-VERDICTS_PER_WRITE = 25  # verdicts written together (a commit per page costs a disk sync)
-PENDING_KEPT = 32  # hand-outs not observed yet that still hold back weaker candidates
 
 
 @dataclass
@@ -98,7 +83,7 @@ class XcrawlStats:
 
 
 @register
-class XCrawl(Strategy):
+class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, SearchingSite, Strategy):
     """xCrawl with HITS and topic-sensitive PageRank (the paper's best variant)."""
 
     name = "xcrawl"
@@ -171,8 +156,6 @@ class XCrawl(Strategy):
         self.no_new_hubs = 0
         self.search: GetAuthorities | None = None
         self.search_template: str | None = None  # the site's search, known or detected
-        self._searches: set[int] = set()  # nodes that are pages of that search
-        self._scanned = 0  # graph nodes checked for being search pages
         self.search_checked = False
         self._adopted = False  # the frontier's unfetched pages became candidates
         self._pending: dict[int, float] = {}  # handed out, not observed: node -> value
@@ -192,59 +175,9 @@ class XCrawl(Strategy):
             if url is not None:
                 picked.append(self.graph.node(url))
         if len(picked) < limit:
-            # A URL the loop dropped is never observed: only recent hand-outs count.
-            for node in [n for n in self._pending if self.graph.is_visited(n)]:
-                del self._pending[node]
-            while len(self._pending) > PENDING_KEPT:
-                del self._pending[next(iter(self._pending))]
-            pending = list(self._pending.values())
-            chosen = self.priorities.best(
-                limit - len(picked),
-                self._weights,
-                lambda n: n not in picked and self._fetchable(n),
-                pending=max(pending, default=0.0),
-            )
-            for node in chosen:
-                self._pending[node] = self.priorities.value(node)
-            self.stats.walk_steps += len(chosen)
-            picked.extend(chosen)
+            self._choose(picked, limit)
         self.blocked.update(picked)
         return [self.graph.urls[node] for node in picked]
-
-    def _adopt_frontier(self) -> None:
-        """Make the frontier's unfetched pages candidates: seeds, sitemaps and feeds first."""
-        self._adopted = True
-        first = {Page.Role.SEED, Page.Role.SITEMAP, Page.Role.FEED}
-        rows = Page.objects.filter(site=self.site, last_fetched_at__isnull=True).order_by(
-            "depth", "id"
-        )
-        for url, depth, role in rows.values_list("url", "depth", "role"):
-            node = self.graph.node(url)
-            if node in self.blocked or self.graph.is_visited(node):
-                continue
-            candidate = self.priorities.candidates.setdefault(
-                node, Candidate(depth=depth, shape=url_shape(url))
-            )
-            if role in first:
-                candidate.boost = candidate.evidence = 1.0
-
-    def _fetchable(self, node: int) -> bool:
-        """Tell whether a candidate may be fetched now; forget it if it never may."""
-        if not self._open(node):
-            self.priorities.candidates.pop(node, None)
-            return False
-        candidate = self.priorities.candidates[node]
-        url = self.graph.urls[node]
-        if self.frontier.shapes.unproven(url) and any(
-            self.priorities.candidates.get(n, candidate).shape == candidate.shape
-            and url_shape(self.graph.urls[n]) == candidate.shape
-            for n in self._pending
-        ):
-            return False  # one page of a new shape first: it may be a trap or a copy
-        if self.frontier.refusal(url, candidate.depth) is not None:
-            self.priorities.candidates.pop(node, None)  # a trap or copy shape, found since
-            return False
-        return True
 
     def observe(self, observation: PageObservation) -> None:
         if not self.focused:
@@ -306,91 +239,8 @@ class XCrawl(Strategy):
             "restarts": self.stats.restarts,
         }
 
-    # --- Link evidence and learnt terms ----------------------------------------------------
-
-    def _weigh_links(
-        self, node: int, observation: PageObservation, links, reading: Reading | None
-    ) -> None:
-        """Value the page's links by their evidence; record the page's own yield as a hub.
-
-        The yield is the number of its links with topical evidence (weaker evidence counts
-        in part; pager links and pages already fetched not at all); the gain, the evidence
-        its links gained by it (a feed repeating its list page teaches nothing).
-        """
-        if not any(self._unfetched(link.url) for link in links):
-            texts = {}  # the item texts would only describe pages already fetched
-        elif reading is not None:
-            texts = dict(reading.items)  # read as the page arrived: `read_ahead`
-        elif observation.body:
-            texts = dom_item_texts(
-                observation.body, observation.url, self._canonical, self._unfetched
-            )
-        elif observation.analysis is not None:
-            texts = item_texts(observation.analysis.links, self._canonical)
-        else:
-            texts = {}
-
-        texts.update(observation.link_texts)
-        pagers = observation.pager_links()
-        found = 0.0
-        url = observation.url
-        lists: set[str] = set()
-        counted: set[str] = set()
-        gained = 0.0
-        for link in links:
-            target = self.graph.index[link.url]
-            if self.graph.is_visited(target) or target in self.blocked:
-                continue
-            pager = link.url in pagers
-            words = f"{link.anchor} {texts.get(link.url, '')} {_url_words(link.url)}"
-            found_stems = self.evidence.stems(words)
-            score = self.evidence.score(found_stems)
-            candidate = self.priorities.candidates.get(target)
-            if candidate is None:
-                depth = observation.depth if pager else observation.depth + 1
-                candidate = Candidate(depth=depth, shape=url_shape(link.url))
-                self.priorities.candidates[target] = candidate
-            if not pager and link.url not in counted:
-                # How topical the stretch of the list is, whether its items were known or
-                # not: topics cluster, so a dense page predicts dense neighbours.
-                counted.add(link.url)
-                found += 1.0 if score >= TOPICAL else score / 2
-                if score > candidate.text_evidence:
-                    # What reading it taught: what a hub of its shape is expected to teach.
-                    gained += score - candidate.text_evidence
-            if pager:
-                candidate.list_key, candidate.number = pager_key(link.url)
-                here, number = pager_key(url)
-                if candidate.list_key != here:
-                    # Named by its anchor or rel ("Next day"), not by a page number: the
-                    # next page of the list this page belongs to.
-                    candidate.list_key, candidate.number = here, number + 1
-                candidate.depth = min(candidate.depth, observation.depth)
-                lists.add(candidate.list_key)
-                record = self.priorities.lists.setdefault(candidate.list_key, ListRecord())
-                if candidate.number >= 2 and candidate.number > record.last:
-                    record.last, record.example = candidate.number, link.url
-            if link.area_kind == ANNOUNCED and url in self._seeds and not candidate.boost:
-                # The site's feed or sitemap lists many items in one fetch (a feed with
-                # their words); the feed of every list page only repeats that page.
-                candidate.boost = 0.9
-            if len(candidate.stems) < 400:
-                candidate.stems |= found_stems
-            candidate.text_evidence = max(candidate.text_evidence, score)
-            candidate.evidence = max(candidate.text_evidence, candidate.boost)
-        for key in sorted(lists):
-            self._fill_list(key, observation.depth)
-        self.priorities.fetched(
-            node,
-            url_shape(url),
-            pager_key(url),
-            hub=observation.kind != "information",
-            found=found,
-            gained=gained,
-        )
-
     def read_ahead(self, fetched: FetchResult) -> Reader | None:
-        """Have a new page read where it is analysed (`crawler.reading.read_page`): the list
+        """Have a new page read where it is analysed (`reading.read_page`): the list
         items around its links and the stems of its words, which the validator, the topic
         affinity and the learnt terms judge.
 
@@ -402,340 +252,9 @@ class XCrawl(Strategy):
             return None
         return read_page, (dict(self.frontier.aliases), self.topic.language)
 
-    def _words(self, observation: PageObservation, reading: Reading | None) -> PageWords | None:
-        """Return the stems of an analysed page's words: read ahead, or read now."""
-        if observation.analysis is None:
-            return None
-        if reading is not None:
-            return reading.words
-        return page_words(observation.analysis, self.topic.language)
-
-    def _unfetched(self, url: str) -> bool:
-        node = self.graph.index.get(url)
-        return node is None or not (self.graph.is_visited(node) or node in self.blocked)
-
-    def _fill_list(self, key: str, depth: int) -> None:
-        """Make every page of a numbered list a candidate, up to the highest number linked.
-
-        A pager shows a few numbers (first, previous, next, last); the pages between follow
-        the same URL pattern, and a date-ordered list holds a topic's posts in a stretch of
-        pages: reading the middle of an unread stretch finds it sooner than paging on.
-        """
-        record = self.priorities.lists[key]
-        if not record.example or record.last <= record.filled:
-            return
-        numbers = range(max(2, record.filled + 1), min(record.last, MAX_LIST_PAGES) + 1)
-        record.filled = record.last
-        urls = [pager_url(record.example, n) for n in numbers]
-        wanted = [u for u in (self._canonical(u) for u in urls if u) if u not in self.graph.index]
-        admitted = [u for u in wanted if self.frontier.refusal(u, depth) is None]
-        if not admitted:
-            return
-        stored = self.frontier.add(admitted, depth=depth)
-        for url in admitted:
-            if url not in stored:
-                continue
-            target = self.graph.node(url)
-            list_key, number = pager_key(url)
-            self.priorities.candidates.setdefault(
-                target,
-                Candidate(depth=depth, shape=url_shape(url), list_key=list_key, number=number),
-            )
-
-    def _learn(
-        self, observation: PageObservation, verdict: Verdict, words: PageWords | None
-    ) -> None:
-        """Count the words of information pages; relearn the terms every few authorities."""
-        analysis = observation.analysis
-        if analysis is None or words is None or observation.kind != "information":
-            return
-        self.learner.add(
-            words.informational,
-            accepted=verdict.accepted,
-            language=analysis.language or "",
-        )
-        if not verdict.accepted:
-            return
-        self._accepted_seen += 1
-        if self._accepted_seen % 5:
-            return
-        terms = self.learner.terms(self.config.sample_terms)
-        if terms == self.evidence.learned:
-            return
-        self.evidence.learned = terms
-        self.stats.learned_updates += 1
-        for candidate in self.priorities.candidates.values():
-            if candidate.stems:
-                candidate.text_evidence = self.evidence.score(candidate.stems)
-                candidate.evidence = max(candidate.text_evidence, candidate.boost)
-
-    # --- The walk ------------------------------------------------------------------------
-
-    def _restart(self) -> None:
-        """FindHubs, recompute the node weights, and DownloadAllAuthorities for new hubs."""
-        self.stats.restarts += 1
-        new_hubs = self.weights.find_hubs() if self.graph.accepted().any() else set()
-        if new_hubs:
-            self.no_new_hubs = 0
-            self.stats.hubs += len(new_hubs)
-            for hub in sorted(new_hubs):
-                self._harvest(hub)
-            self._store_hubs(new_hubs)
-        else:
-            self.no_new_hubs += 1
-        weights = self.weights.weights()
-        top = weights.max() if len(weights) else 0.0
-        self._weights = weights / top if top > 0 else weights
-
-    def _search_nodes(self) -> set[int]:
-        """Return the graph's pages of the site's search (scanning only the nodes added since)."""
-        template = self.search_template
-        if template is not None:
-            for node in range(self._scanned, len(self.graph)):
-                if is_search_url(self.graph.urls[node], template):
-                    self._searches.add(node)
-            self._scanned = len(self.graph)
-        return self._searches
-
-    def _open(self, node: int) -> bool:
-        """Tell whether the walk or DownloadAllAuthorities may fetch `node`.
-
-        Pages of the site's search are left to the query generation (the first n results
-        of each query, as in the paper): the walk would otherwise page through results
-        lists of pages it mostly knows.
-        """
-        if node in self.blocked or self.graph.is_visited(node):
-            return False
-        template = self.search_template
-        return template is None or not is_search_url(self.graph.urls[node], template)
-
-    # --- DownloadAllAuthorities ----------------------------------------------------------
-
-    def _harvest(self, hub: int, *, force: bool = False) -> None:
-        """Raise the evidence of every unfetched link in the hub's subtrees of authorities.
-
-        DownloadAllAuthorities, as evidence: a link beside links to authorities in the same
-        list is as likely topical as the list's share of authorities among the fetched links
-        whose own words did not name the topic (what the list adds to the labels: a list
-        that is topical as a whole, not one whose topical items were picked by their titles).
-        """
-        if hub in self.harvested and not force:
-            return
-        self.harvested.add(hub)
-        links = self.links.get(hub, [])
-        for subtree in authority_subtrees(links, self.graph.is_accepted):
-            targets = links_in_subtrees(links, [subtree])
-            at_fetch = self.priorities.evidence_at_fetch
-            fetched = [
-                t for t in targets if self.graph.is_visited(t) and at_fetch.get(t, 1.0) < TOPICAL
-            ]
-            if len(fetched) < 3:
-                continue
-            share = sum(self.graph.is_accepted(t) for t in fetched) / len(fetched)
-            for target in targets:
-                candidate = self.priorities.candidates.get(target)
-                if candidate is not None:
-                    candidate.boost = max(candidate.boost, HARVEST_SHARE * share)
-                    candidate.evidence = max(candidate.text_evidence, candidate.boost)
-
-    # --- Link probing ---------------------------------------------------------------------
-
-    def _maybe_probe(self, node: int, observation: PageObservation) -> None:
-        """Probe seeds and navigation pages of a site that needs a browser, up to a cap.
-
-        Hovers and clicks find links that menus and "load more" buttons build; each one
-        admissible enters the frontier and the graph as a link of the probed page.
-        """
-        config = self.config
-        if (
-            not (config.probe and self.site.needs_browser)
-            or self.stats.probes >= config.probe_pages
-        ):
-            return
-        if observation.url not in self._seeds and observation.kind != "hub":
-            return
-        from crawler.fetch import SiteRules
-        from crawler.strategies.xcrawl.probe import probe_url
-
-        self.stats.probes += 1
-        result = probe_url(
-            observation.url,
-            SiteRules.of(self.site),
-            self.site.host_list(),
-            max_states=config.probe_states,
-            seconds=config.probe_seconds,
-        )
-        depth = observation.depth + 1
-        found = [self.frontier.canonical(url) for url in result.urls()]
-        admitted = [url for url in dict.fromkeys(found) if self._admissible(url, depth)]
-        if not admitted:
-            return
-        ids = self.frontier.add(admitted, depth=depth)
-        added = self.graph.add_links(observation.url, [url for url in admitted if url in ids])
-        self.links.setdefault(node, []).extend((target, "", "probe") for target in added)
-        for url in admitted:
-            target = self.graph.index.get(url)
-            if target is None or target in self.priorities.candidates:
-                continue
-            # A link only a menu builds carries no text here but its URL's words; it is
-            # navigation the page offers, so it competes like any other link of the page.
-            found_stems = self.evidence.stems(_url_words(url))
-            score = self.evidence.score(found_stems)
-            self.priorities.candidates[target] = Candidate(
-                depth=depth,
-                shape=url_shape(url),
-                stems=frozenset(found_stems),
-                text_evidence=score,
-                evidence=score,
-            )
-        logger.debug("probed %s: %d new links", observation.url, len(added))
-
-    # --- Site search (GetAuthorities) ----------------------------------------------------
-
-    def _start_search(self, template: str | None) -> None:
-        self.search_template = template or self.search_template
-        if template is None or not self.config.search or not self.tokens:
-            return
-        planner = QueryPlanner(
-            self.tokens[: self.config.search_max_tokens],
-            max_length=self.config.search_query_length,
-            max_iterations=self.config.search_max_iterations,
-            max_queries=self.config.search_max_queries,
-        )
-        self.search = GetAuthorities(template, planner, results=self.config.search_results)
-
-    def _stored_template(self) -> str | None:
-        found = SiteSearch.objects.filter(site=self.site).url_templates()
-        return found.values_list("url_template", flat=True).first()
-
-    def _maybe_find_search(self, observation: PageObservation) -> None:
-        """Look for a GET search form on the first seed fetched, once per run."""
-        if self.search is not None or self.search_checked or observation.url not in self._seeds:
-            return
-        self.search_checked = True
-        body = observation.body or self._stored_body(observation.page_id)
-        template = (
-            SiteSearch.objects.find_template(self.site, body, observation.url) if body else None
-        )
-        if template is None:
-            return
-        self._start_search(template)
-
-    @staticmethod
-    def _stored_body(page_id: int | None) -> bytes | None:
-        version = Page.objects.get(id=page_id).latest_version() if page_id else None
-        return version.raw_body() if version is not None else None
-
-    def _search_observed(self, observation: PageObservation, verdict: Verdict, node: int) -> None:
-        if self.search is None:
-            return
-        if self.search.is_results_page(observation.url):
-            self.stats.searches += 1
-            results = self.search.observe_results_page(
-                observation.url, observation.analysis, observation.error, self._admit
-            )
-            for url in results:
-                target = self.graph.node(url)
-                if self._open(target) and target not in self.revisits:
-                    self.revisits.append(target)  # results go first, like revisits
-                else:
-                    self.search.forget(url)
-        else:
-            self.search.observe_result(observation.url, verdict.accepted)
-
-    def _admit(self, url: str) -> str | None:
-        """Store a URL the strategy made up (a search page) in the frontier; None if refused."""
-        canonical = self.frontier.canonical(url)
-        if canonical in self.graph.index and canonical in self.frontier.taken:
-            return None
-        ids = self.frontier.add([canonical], depth=1)
-        if canonical not in ids:
-            return None
-        self.graph.node(canonical)
-        return canonical
-
-    # --- Memory --------------------------------------------------------------------------
-
-    def _verdict(self, node: int, observation: PageObservation, words: PageWords | None) -> Verdict:
-        if not observation.ok:
-            return Verdict(False, reason=str(observation.error or "fetch failed"))
-        if observation.analysis is None and node in self.verdicts:
-            return Verdict(self.verdicts[node], reason="unchanged since validated")
-        return validate(
-            observation.analysis,
-            self.topic,
-            min_score=self.config.validator_min_score,
-            words=words,
-        )
-
-    def _note_affinity(
-        self, node: int, observation: PageObservation, verdict: Verdict, words: PageWords | None
-    ) -> None:
-        if verdict.accepted or observation.analysis is None:
-            self.weights.affinity.pop(node, None)
-            return
-        affinity = topic_affinity(
-            observation.analysis,
-            self.topic,
-            min_score=self.config.validator_min_score,
-            words=words,
-        )
-        if affinity > 0:
-            self.weights.affinity[node] = affinity
-        else:
-            self.weights.affinity.pop(node, None)
-
-    def _note_anchors(self, links) -> None:
-        """Record, per linked page, the best topic affinity of an anchor text pointing to it."""
-        if self.config.variant != Variant.HITS_TOPIC_PAGERANK.value:
-            return
-        needed = required_score(self.topic, self.config.validator_min_score)
-        for link in links:
-            if not link.anchor:
-                continue
-            score = self.topic.score(self.evidence.stems(link.anchor)) / needed
-            if score > 0:
-                target = self.graph.index[link.url]
-                best = self.weights.anchor_affinity.get(target, 0.0)
-                self.weights.anchor_affinity[target] = max(best, min(1.0, score))
-
-    def _store_verdict(self, observation: PageObservation, verdict: Verdict) -> None:
-        """Keep the verdict for the next flush (one bulk upsert per `VERDICTS_PER_WRITE`)."""
-        if observation.page_id is None or observation.analysis is None:
-            return
-        self._unsaved[observation.page_id] = PageVerdict(
-            page_id=observation.page_id,
-            accepted=verdict.accepted,
-            score=verdict.score,
-            validated_at=timezone.now(),
-        )
-        if len(self._unsaved) >= VERDICTS_PER_WRITE:
-            self._flush_verdicts()
-
-    def _flush_verdicts(self) -> None:
-        if not self._unsaved:
-            return
-        PageVerdict.objects.bulk_create(
-            list(self._unsaved.values()),
-            update_conflicts=True,
-            unique_fields=["page"],
-            update_fields=["accepted", "score", "validated_at"],
-        )
-        self._unsaved.clear()
-
     def close(self) -> None:
         if self.focused:
             self._flush_verdicts()
-
-    def _store_hubs(self, hubs: set[int]) -> None:
-        self._flush_verdicts()
-        urls = [self.graph.urls[node] for node in hubs]
-        for page_id, url in Page.objects.filter(site=self.site, url__in=urls).values_list(
-            "id", "url"
-        ):
-            PageVerdict.objects.update_or_create(
-                page_id=page_id, defaults={"hub": float(self.weights.hub[self.graph.index[url]])}
-            )
 
     def _admissible(self, url: str, depth: int) -> bool:
         return self.frontier.refusal(url, depth) is None
@@ -743,12 +262,6 @@ class XCrawl(Strategy):
     def graph_targets(self, node: int) -> list[str]:
         """Return the URLs a node links to in the graph."""
         return [self.graph.urls[t] for t in self.graph.successors(node)]
-
-    def _pick(self, picked: list[int], queue: deque[int], limit: int) -> None:
-        while queue and len(picked) < limit:
-            node = queue.popleft()
-            if node not in self.blocked and node not in picked:
-                picked.append(node)
 
     def _load_graph(self) -> None:
         """Load the site's stored pages, links and verdicts; queue due hubs and seeds."""
@@ -787,8 +300,17 @@ class XCrawl(Strategy):
         self.weights.hubs |= {h for h in hubs if self.graph.is_visited(h)}
 
 
-def _url_words(url: str) -> str:
-    """Return the words of a URL's path and query ("/posts/python-tips/" -> "posts python tips")."""
-    rest = url.split("://", 1)[-1]
-    rest = rest.split("/", 1)[1] if "/" in rest else ""
-    return " ".join(part for part in re.split(r"[^\w]+|_", rest) if part and not part.isdigit())
+@register
+class XCrawlHits(XCrawl):
+    """xCrawl weighing nodes by HITS alone."""
+
+    name = "xcrawl-hits"
+    variant = Variant.HITS.value
+
+
+@register
+class XCrawlPageRank(XCrawl):
+    """xCrawl weighing nodes by HITS and plain (not topic-sensitive) PageRank."""
+
+    name = "xcrawl-pagerank"
+    variant = Variant.HITS_PAGERANK.value

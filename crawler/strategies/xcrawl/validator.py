@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from crawler.reading import PageWords, page_words
+from crawler.strategies.xcrawl.reading import PageWords, page_words
 from crawler.topic import Topic
 
 DEFAULT_MIN_SCORE = 2.0

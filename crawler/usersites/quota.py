@@ -1,0 +1,141 @@
+"""A person's allowances: the sites they follow, and the pages their private sites fetch in a
+day; the crawl settings a new site gets within them.
+
+Rules (`crawler.conf.UserSiteSettings`): CRAWLER_USER_SITES_MAX caps the sites one person
+follows; CRAWLER_USER_PAGES_PER_DAY the pages their private sites fetch in a day
+(`SiteQuerySet.within_daily_pages` holds back the crawls past it).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from crawler.conf import user_site_settings
+from crawler.fetch import policy_from_settings
+from crawler.models import Site
+from crawler.strategies.base import INFORMATION
+
+if TYPE_CHECKING:
+    from crawler.usersites.preview import Preview
+
+DEFAULT_BUDGET = 200  # pages of one run of a person's site, at most
+MIN_BUDGET = 20  # fewer pages a run would not get past the home page
+# Revisit intervals tried from the most eager: the first whose runs fit the allowance wins.
+INTERVALS = tuple(timedelta(hours=h) for h in (1, 2, 3, 6, 12, 24))
+
+
+class SiteRefused(Exception):
+    """A URL that cannot become one of the person's sites; the message says why in words."""
+
+
+@dataclass
+class CrawlPlan:
+    """The crawl settings a preview picked for a new site."""
+
+    name: str
+    root_url: str
+    seed_urls: list[str] = field(default_factory=list)
+    strategy: str = Site.Strategy.BFS
+    revisit_hours: float = 3.0
+    page_budget: int = DEFAULT_BUDGET
+    max_depth: int = 3
+    crawl_delay: float = 1.0
+    needs_browser: bool = False
+
+    def describe(self) -> str:
+        """Say the plan in words."""
+        hours = self.revisit_hours
+        count = int(hours) if float(hours).is_integer() else 2  # 1.5 hours: plural
+        if self.needs_browser:
+            text = ngettext(
+                "Crawl every %(hours)s hour, up to %(pages)s pages a time, following links "
+                "%(depth)s deep, %(delay)s s between requests, each page rendered in a browser.",
+                "Crawl every %(hours)s hours, up to %(pages)s pages a time, following links "
+                "%(depth)s deep, %(delay)s s between requests, each page rendered in a browser.",
+                count,
+            )
+        else:
+            text = ngettext(
+                "Crawl every %(hours)s hour, up to %(pages)s pages a time, following links "
+                "%(depth)s deep, %(delay)s s between requests.",
+                "Crawl every %(hours)s hours, up to %(pages)s pages a time, following links "
+                "%(depth)s deep, %(delay)s s between requests.",
+                count,
+            )
+        return text % {
+            "hours": f"{hours:g}",
+            "pages": self.page_budget,
+            "depth": self.max_depth,
+            "delay": f"{self.crawl_delay:g}",
+        }
+
+
+def pages_allowance(user: Any, exclude_id: int | None = None) -> int:
+    """Return the pages a day still free for a new private site of the person."""
+    used = 0
+    own = Site.objects.filter(added_by=user, visibility=Site.Visibility.PRIVATE).exclude(
+        approval=Site.Approval.DENIED
+    )
+    for site in own.exclude(id=exclude_id).filter(enabled=True):
+        used += daily_pages(site.page_budget, site.revisit_interval)
+    return max(0, user_site_settings().pages_per_day - used)
+
+
+def daily_pages(page_budget: int, revisit: timedelta) -> int:
+    """Return the most pages a site fetches in a day: its budget times its runs a day."""
+    runs = math.ceil(timedelta(days=1) / max(revisit, timedelta(minutes=1)))
+    return page_budget * runs
+
+
+def plan_for(user: Any, preview: Preview) -> CrawlPlan:
+    """Pick crawl settings for the previewed site within the person's daily allowance."""
+    allowance = pages_allowance(user)
+    if preview.kind in ("feed", "sitemap"):
+        wanted, depth = INTERVALS[0 if preview.kind == "feed" else 3], 1
+    elif preview.kind == INFORMATION:
+        wanted, depth = INTERVALS[3], 2
+    else:
+        wanted, depth = INTERVALS[1 if preview.feeds else 2], 3
+    for revisit in [i for i in INTERVALS if i >= wanted]:
+        budget = min(DEFAULT_BUDGET, allowance // daily_pages(1, revisit))
+        if budget >= MIN_BUDGET:
+            break
+    else:
+        raise SiteRefused(
+            _("Your sites already use your %(pages)s pages a day; remove one to add another.")
+            % {"pages": user_site_settings().pages_per_day}
+        )
+    # robots.txt's Crawl-delay is obeyed by the fetcher anyway; the site says it too.
+    delay = max(1.0, min(preview.robots_delay or 0.0, policy_from_settings().max_crawl_delay))
+    root = preview.final_url or preview.url
+    name = (preview.title or urlsplit(root).hostname or root).strip()[:200]
+    return CrawlPlan(
+        name=name,
+        root_url=root,
+        seed_urls=[u for u in preview.feeds if u != root],
+        revisit_hours=revisit.total_seconds() / 3600,
+        page_budget=budget,
+        max_depth=depth,
+        crawl_delay=delay,
+        needs_browser=preview.needs_browser,
+    )
+
+
+def check_quota(user: Any) -> None:
+    limit = user_site_settings().max_sites
+    if Site.objects.followed_by(user).count() >= limit and not user.is_staff:
+        raise SiteRefused(
+            ngettext(
+                "You follow %(count)s site, the most allowed; remove it first.",
+                "You follow %(count)s sites, the most allowed; remove one first.",
+                limit,
+            )
+            % {"count": limit}
+        )

@@ -372,10 +372,10 @@ for match in matches:
     mail_wall += time.perf_counter() - wall
 render_wall, renders = 0.0, 0
 for page_id in Page.objects.filter(kind="information", url__contains="/article/").values_list("id", flat=True)[:RENDERS]:
-    from crawler.run.loop import render_page
+    from crawler.run.loop import render_stored_page
     wall = time.perf_counter()
     try:
-        render_page(page_id)
+        render_stored_page(page_id)
     except Exception as exc:
         print("render failed:", exc)
         break

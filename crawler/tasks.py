@@ -129,7 +129,7 @@ def render_site(site_id: int) -> int | None:
 @shared_task
 def render_page(page_id: int) -> int | None:
     """Render one script-shell page in the browser and store it; return the new version id."""
-    from crawler.run.loop import render_page as render
+    from crawler.run.loop import render_stored_page as render
 
     try:
         return render(page_id)

@@ -135,7 +135,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def render_page(page_id: int) -> int | None:
+def render_stored_page(page_id: int) -> int | None:
     """Render one stored page in Chromium and store the result; return a new version's id.
 
     The render queue's task for script shells found by runs on the crawl queue. Robots.txt

@@ -6,7 +6,7 @@ import pytest
 
 from crawler.models import Page, PageVersion
 from crawler.models.hiddenweb import RunRender
-from crawler.run.loop import crawl, render_page
+from crawler.run.loop import crawl, render_stored_page
 from crawler.tasks import crawl_site
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import Published, article, make_site
@@ -111,8 +111,8 @@ def test_a_script_shell_found_by_a_crawl_worker_is_rendered_on_the_render_queue(
         assert published == [("crawler.tasks.render_page", "render")]
         assert not page.latest_version().rendered
         shell = page.latest_version()
-        version_id = render_page(page.id)
-        assert render_page(page.id) is None  # the task ran twice: rendered once
+        version_id = render_stored_page(page.id)
+        assert render_stored_page(page.id) is None  # the task ran twice: rendered once
         # The render worker gave Chromium the stored shell: the site was asked once.
         assert [r.path for r in server.requests].count("/") == 1
         rendered = PageVersion.objects.get(id=version_id)

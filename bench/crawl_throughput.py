@@ -24,8 +24,9 @@ ingest reads what the crawl kept of each page and parses no body again.
 Targets: the headline is the whole crawl (fetch + analysis + storage) against Scrapy's
 fetch-only pages per second: on a real site's dump >= 1.2x for the best round, on the generated
 site >= 1.0x, and the worst round >= 1.0x against Scrapy's best on both; fetch + link extraction
-alone against Scrapy's, >= 1.0. The figures are for politeness slots in Redis, as `make bench`
-runs it (the line "politeness slots ... kept in" names the cache). A site's dump needs no robots.txt (a 404 for it
+alone against Scrapy's, >= 1.0. The line "politeness slots ... kept in" names the cache the
+hosts' slots were shared through: Redis as `make bench` runs it, the file cache's SQLite file
+without CACHE_URL. A site's dump needs no robots.txt (a 404 for it
 means no rules, as for any crawler).
 
 With --real-site DIR the legs crawl a real static site's dump instead, served by the same

@@ -2,14 +2,20 @@
 
 A host's turn is a slot held under a lease (a random token that expires unless renewed);
 beside it the host's times: when its last request ended, when a 429/503 lets it be asked
-again, how many came in a row. `MemorySlots` keeps them in this process; `CacheSlots` and
-`RedisSlots` in the Django cache every worker shares.
+again, how many came in a row. `MemorySlots` keeps them in this process; `RedisSlots` in the
+Redis cache every worker shares; `FileSlots` in an SQLite file beside the file cache that the
+workers of one machine share; `CacheSlots` in any other Django cache.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sqlite3
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -297,9 +303,125 @@ def _ms(seconds: float) -> int:
     return max(1, round(seconds * 1000))
 
 
+class FileSlots:
+    """Slots in an SQLite file: shared by every process of one machine (the file cache's).
+
+    A file cache keeps one value per file: a claim and a release cost seven file operations
+    in a worker thread. Here each is one short transaction, atomic across processes, run on
+    the event loop itself. The file is written without waiting for the disk (WAL, no sync):
+    a crash loses at most turns and times that expire anyway.
+    """
+
+    shared = True
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
+        self._lock = threading.Lock()  # one connection for every thread of this process
+        self._db = sqlite3.connect(
+            self.path, timeout=5, isolation_level=None, check_same_thread=False
+        )
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=OFF")
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS slot (host TEXT PRIMARY KEY, token TEXT, expires REAL,"
+            " last_end REAL, not_before REAL, strikes INTEGER NOT NULL DEFAULT 0)"
+        )
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def _row(self, db: sqlite3.Connection, key: str) -> tuple[Any, ...] | None:
+        query = "SELECT token, expires, last_end, not_before, strikes FROM slot WHERE host = ?"
+        row: tuple[Any, ...] | None = db.execute(query, (key,)).fetchone()
+        return row
+
+    async def claim(self, key: str, token: str, lease: float) -> tuple[bool, HostTimes]:
+        now = time.time()
+        with self._writing() as db:
+            row = self._row(db, key)
+            free = row is None or row[0] is None or row[1] <= now
+            if free:
+                db.execute(
+                    "INSERT INTO slot (host, token, expires) VALUES (?, ?, ?) ON CONFLICT(host)"
+                    " DO UPDATE SET token = excluded.token, expires = excluded.expires",
+                    (key, token, now + lease),
+                )
+        return free, _row_times(row)
+
+    async def renew(self, key: str, token: str, lease: float) -> bool:
+        now = time.time()
+        with self._writing() as db:
+            renewed = db.execute(
+                "UPDATE slot SET expires = ? WHERE host = ? AND token = ? AND expires > ?",
+                (now + lease, key, token, now),
+            )
+            return renewed.rowcount == 1
+
+    async def release(self, key: str, token: str, ended: float | None) -> None:
+        with self._writing() as db:
+            if ended is not None:
+                db.execute(
+                    "INSERT INTO slot (host, last_end) VALUES (?, ?) ON CONFLICT(host) DO UPDATE"
+                    " SET last_end = MAX(COALESCE(last_end, excluded.last_end), excluded.last_end)",
+                    (key, ended),
+                )
+            db.execute(
+                "UPDATE slot SET token = NULL, expires = NULL WHERE host = ? AND token = ?",
+                (key, token),
+            )
+
+    async def times(self, key: str) -> HostTimes:
+        with self._lock:
+            return _row_times(self._row(self._db, key))
+
+    async def defer(self, key: str, until: float) -> int:
+        with self._writing() as db:
+            db.execute(
+                "INSERT INTO slot (host, not_before, strikes) VALUES (?, ?, 1) ON CONFLICT(host)"
+                " DO UPDATE SET strikes = strikes + 1,"
+                " not_before = MAX(COALESCE(not_before, excluded.not_before), excluded.not_before)",
+                (key, until),
+            )
+            row = self._row(db, key)
+        return int(row[4]) if row is not None else 1
+
+    async def clear(self, key: str) -> None:
+        with self._writing() as db:
+            db.execute("UPDATE slot SET strikes = 0 WHERE host = ?", (key,))
+
+    async def aclose(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _row_times(row: tuple[Any, ...] | None) -> HostTimes:
+    if row is None:
+        return HostTimes()
+    _, _, last_end, not_before, strikes = row
+    return HostTimes(last_end, float("-inf") if not_before is None else not_before, strikes)
+
+
 def shared_slots(alias: str = "default") -> Slots:
-    """Return slots in the Django cache `alias`: the Redis ones when it is Redis."""
+    """Return slots shared by the processes that share the Django cache `alias`: on Redis
+    when it is Redis, in an SQLite file in its folder when it is a file cache, else in it."""
+    from django.conf import settings
     from django.core.cache import caches
+    from django.core.cache.backends.filebased import FileBasedCache
     from django.core.cache.backends.redis import RedisCache
 
-    return RedisSlots(alias) if isinstance(caches[alias], RedisCache) else CacheSlots(alias)
+    cache = caches[alias]
+    if isinstance(cache, RedisCache):
+        return RedisSlots(alias)
+    if isinstance(cache, FileBasedCache):
+        folder = settings.CACHES[alias]["LOCATION"]
+        os.makedirs(folder, exist_ok=True)
+        return FileSlots(os.path.join(folder, "politeness.sqlite3"))
+    return CacheSlots(alias)

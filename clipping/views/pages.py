@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from django.conf import settings
 from django.contrib import messages
@@ -22,6 +24,7 @@ from django.utils.translation import ngettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST
 
+from analyzer.text.sorting import sort_key
 from analyzer.text.wordnet import has_thesaurus
 from clipping import backfill, exchange, tasks
 from clipping import unsubscribe as unsubscribing
@@ -41,6 +44,14 @@ SEARCH_WORDS = 8
 # "My clips" pages back this far; older clips are reached by filtering. Counting every clip of
 # a heavy reader to number all pages costs more than the page itself.
 MAX_PAGES = 50
+
+
+T = TypeVar("T")
+
+
+def by_name(rows: Iterable[T]) -> list[T]:
+    """Return rows (lists, sites) in the order of their names as a reader expects it."""
+    return sorted(rows, key=lambda row: sort_key(row.name))  # type: ignore[attr-defined]
 
 
 @dataclass(frozen=True)
@@ -85,16 +96,15 @@ def home(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def dashboard(request: HttpRequest) -> HttpResponse:
-    lists = KeywordList.objects.owned_by(request.user)
+    lists = by_name(KeywordList.objects.owned_by(request.user))
     latest = clips_with_my_matches(request.user)[:DASHBOARD_CLIPS]
     return render(request, "clipping/dashboard.html", {"lists": lists, "latest_clips": latest})
 
 
 @login_required
 def list_index(request: HttpRequest) -> HttpResponse:
-    return render(
-        request, "clipping/list_index.html", {"lists": KeywordList.objects.owned_by(request.user)}
-    )
+    lists = by_name(KeywordList.objects.owned_by(request.user))
+    return render(request, "clipping/list_index.html", {"lists": lists})
 
 
 @login_required
@@ -183,11 +193,11 @@ def list_delete(request: HttpRequest, pk: int) -> HttpResponse:
 def clip_index(request: HttpRequest) -> HttpResponse:
     """My clips: newest first, filtered by list, site and words in titles and summaries."""
     user = request.user
-    lists = list(KeywordList.objects.owned_by(user))
+    lists = by_name(KeywordList.objects.owned_by(user))
     # Only sites with this person's clips: listing every site with clips would name sites that
     # only other people follow. One EXISTS per site, a handful of rows.
     mine = Clip.objects.for_owner(user).filter(site=OuterRef("pk"))
-    sites = list(Site.objects.filter(Exists(mine)).order_by("name", "id"))
+    sites = by_name(Site.objects.filter(Exists(mine)).order_by("id"))
     chosen_list = _choice(request.GET.get("list"), {item.pk: item for item in lists})
     chosen_site = _choice(request.GET.get("site"), {site.pk: site for site in sites})
     query = " ".join(request.GET.get("q", "").split())[:200]

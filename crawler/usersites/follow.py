@@ -18,6 +18,7 @@ from django.utils.timesince import timesince, timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from analyzer.text.sorting import sort_key
 from crawler.conf import user_site_settings
 from crawler.fetch import SiteRules, check_url
 from crawler.fetch.policy import url_origin
@@ -135,9 +136,9 @@ def followed_sites(user: Any, now: datetime | None = None) -> list[FollowedSite]
     sites = (
         Site.objects.followed_by(user)
         .annotate(last_run_id=Subquery(last.values("id")[:1]))
-        .order_by("name", "id")
+        .order_by("id")
     )
-    rows = list(sites)
+    rows = sorted(sites, key=lambda site: sort_key(site.name))  # as a reader orders names
     runs = CrawlRun.objects.in_bulk([s.last_run_id for s in rows if s.last_run_id])
     return [
         FollowedSite(

@@ -240,3 +240,33 @@ def test_another_users_synonym_switches_cannot_be_changed(client, alice, bob):
     assert response.status_code == 404
     keyword_list.refresh_from_db()
     assert keyword_list.synonym_choices == {}
+
+
+def test_lists_and_the_clip_filters_are_ordered_by_name_whatever_the_case_or_accents(client, alice):
+    from tests.factories import make_clip, make_list, make_match, make_site
+
+    names = ["Zelmora", "central bank", "Éclairs", "apples"]
+    lists = [make_list(alice, name, "word") for name in names]
+    site_names = ["zinc Weekly", "Ärzteblatt", "Bay News", "atlas"]
+    for name, keyword_list in zip(site_names, lists, strict=True):
+        site = make_site(name, f"https://{keyword_list.id}.example.com/")
+        make_match(keyword_list, clip=make_clip(site, url=f"https://{keyword_list.id}.example/a"))
+    client.force_login(alice)
+
+    def order(page: str, candidates: list[str]) -> list[str]:
+        return sorted(candidates, key=page.index)
+
+    expected = ["apples", "central bank", "Éclairs", "Zelmora"]
+    assert order(client.get(reverse("list_index")).content.decode(), names) == expected
+    dashboard = client.get(reverse("dashboard")).content.decode()
+    assert order(dashboard[dashboard.index('data-testid="my-lists"') :], names) == expected
+    clips_page = client.get(reverse("clip_index")).content.decode()
+    filters = clips_page[clips_page.index('name="list"') :]
+    assert order(filters, names) == expected
+    sites = filters[filters.index('name="site"') :]
+    assert order(sites, site_names) == [
+        "Ärzteblatt",
+        "atlas",
+        "Bay News",
+        "zinc Weekly",
+    ]

@@ -95,3 +95,15 @@ def test_an_admin_approves_shares_and_denies_peoples_sites(staff_client, alice):
         staff_client.post(changelist, {"action": action, "_selected_action": [site.pk]})
         assert getattr(Site.objects.get(id=site.id), field) == value
     assert staff_client.get(reverse("admin:crawler_site_change", args=[site.pk])).status_code == 200
+
+
+def test_the_sites_page_orders_sites_by_name_whatever_the_case_or_accents(alice):
+    from crawler.usersites import followed_sites
+    from tests.factories import make_site
+
+    for n, name in enumerate(["zinc Weekly", "Ärzteblatt", "Bay News", "atlas"]):
+        make_site(name, f"https://s{n}.example.com/").subscribers.add(alice)
+
+    names = [row.site.name for row in followed_sites(alice)]
+
+    assert names == ["Ärzteblatt", "atlas", "Bay News", "zinc Weekly"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 import time
@@ -10,10 +9,12 @@ import time
 import pytest
 
 from crawler.fetch.slots import FileSlots, HostTimes, shared_slots
+from crawler.fetch.sync import run_sync
 
 
 def run(coroutine):
-    return asyncio.run(coroutine)
+    # Another test in this worker may have left a running event loop in this thread.
+    return run_sync(coroutine)
 
 
 def test_a_file_cache_keeps_its_workers_slots_in_an_sqlite_file_in_its_folder(settings, tmp_path):

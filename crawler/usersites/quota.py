@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 from django.utils.translation import gettext as _
@@ -22,13 +22,22 @@ from crawler.fetch import policy_from_settings
 from crawler.models import Site
 from crawler.strategies.base import INFORMATION
 
-if TYPE_CHECKING:
-    from crawler.usersites.preview import Preview
-
 DEFAULT_BUDGET = 200  # pages of one run of a person's site, at most
 MIN_BUDGET = 20  # fewer pages a run would not get past the home page
 # Revisit intervals tried from the most eager: the first whose runs fit the allowance wins.
 INTERVALS = tuple(timedelta(hours=h) for h in (1, 2, 3, 6, 12, 24))
+
+
+class Found(Protocol):
+    """What planning reads of a preview (`crawler.usersites.preview.Preview`)."""
+
+    url: str
+    final_url: str
+    kind: str
+    title: str
+    feeds: list[str]
+    needs_browser: bool
+    robots_delay: float | None
 
 
 class SiteRefused(Exception):
@@ -94,7 +103,7 @@ def daily_pages(page_budget: int, revisit: timedelta) -> int:
     return page_budget * runs
 
 
-def plan_for(user: Any, preview: Preview) -> CrawlPlan:
+def plan_for(user: Any, preview: Found) -> CrawlPlan:
     """Pick crawl settings for the previewed site within the person's daily allowance."""
     allowance = pages_allowance(user)
     if preview.kind in ("feed", "sitemap"):

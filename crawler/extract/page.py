@@ -106,12 +106,10 @@ def _ahead(fetched: FetchResult, reader: Reader | None) -> Ahead:
 
 
 def _discover_ahead(fetched: FetchResult) -> Ahead:
-    try:
-        discovered: Discovered | DiscoveryError = discover(fetched)
-    except DiscoveryError as exc:
-        discovered = exc
     return Ahead(
-        digest=content_hash(fetched.body), packed=pack_body(fetched.body), discovered=discovered
+        digest=content_hash(fetched.body),
+        packed=pack_body(fetched.body),
+        discovered=discover(fetched),
     )
 
 
@@ -197,15 +195,16 @@ def is_discovery(fetched: FetchResult) -> bool:
     return _is_sitemap(fetched) or fetched.body_kind == "feed"
 
 
-def discover(fetched: FetchResult) -> Discovered:
-    """Parse a sitemap or feed body once: its URLs as written, resolved against its URL.
-
-    Raises DiscoveryError for a body that cannot be read (too large, broken compression).
-    """
+def discover(fetched: FetchResult) -> Discovered | DiscoveryError:
+    """Parse a sitemap or feed body once: its URLs as written, resolved against its URL, or
+    why it cannot be read (too large, broken compression), which its version records."""
     base = fetched.final_url or fetched.url
-    if _is_sitemap(fetched):
-        return parse_sitemap(fetched.body, base)
-    return parse_feed(fetched.body, base)
+    try:
+        if _is_sitemap(fetched):
+            return parse_sitemap(fetched.body, base)
+        return parse_feed(fetched.body, base)
+    except DiscoveryError as exc:
+        return exc
 
 
 def _is_sitemap(fetched: FetchResult) -> bool:
@@ -216,12 +215,11 @@ def _discovered(
     fetched: FetchResult, canonical: Canonical, discovered: Discovered | DiscoveryError | None
 ) -> Extracted:
     area = "sitemap" if _is_sitemap(fetched) else "feed"
-    try:
-        if isinstance(discovered, DiscoveryError):
-            raise discovered
-        found = discovered if discovered is not None else discover(fetched)
-    except DiscoveryError as exc:
-        return Extracted(summary={"kind": area, "error": str(exc)[:500]})
+    if discovered is None:
+        discovered = discover(fetched)
+    if isinstance(discovered, DiscoveryError):
+        return Extracted(summary={"kind": area, "error": str(discovered)[:500]})
+    found = discovered
     links = [
         LinkRecord(url=url, area_kind=area)
         for url in (_canonical_or_none(u, canonical) for u in found.urls)

@@ -49,7 +49,9 @@ class FetchResult:
     # For a rendered body: why it was rendered, main-document requests, list expansions...
     render_notes: dict[str, int | str] = field(default_factory=dict)
     # The body's content kind, worked out once per body: (body, content type, kind).
-    _kind: tuple[bytes, str, str] | None = field(default=None, repr=False, compare=False)
+    _kind: tuple[bytes, str, str] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def ok(self) -> bool:

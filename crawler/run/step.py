@@ -307,12 +307,7 @@ def _pager_links(page: Page, extracted: Extracted) -> frozenset[str]:
 def _discovered(result: FetchResult) -> Discovered | DiscoveryError | None:
     """Return a sitemap's or feed's URLs, parsed once for the aliases and the extraction
     (or why it could not be read); None for any other body."""
-    if not is_discovery(result):
-        return None
-    try:
-        return discover(result)
-    except DiscoveryError as exc:
-        return exc
+    return discover(result) if is_discovery(result) else None
 
 
 def _learn_from_head(

@@ -104,16 +104,22 @@ def test_the_one_search_rule_reads_url_shapes_and_the_sites_own_forms():
     assert not is_search_result(None, "https://news.example.com/archive/lookup?term=rail")
 
 
-def test_a_feed_is_parsed_once_for_its_links_and_its_items_words(server, monkeypatch):
-    calls = []
-    real = feed_module.parse_feed
+def counted(monkeypatch, name: str) -> list[str]:
+    """Count the calls of one of the feeds module's parsers where extraction calls it."""
+    calls: list[str] = []
+    real = getattr(feed_module, name)
 
-    def counted(body, base):
+    def counting(body, base):
         calls.append(base)
         return real(body, base)
 
-    monkeypatch.setattr(feed_module, "parse_feed", counted)
-    monkeypatch.setattr("crawler.extract.page.parse_feed", counted)
+    monkeypatch.setattr(f"crawler.extract.page.{name}", counting)
+    return calls
+
+
+def test_a_feed_is_parsed_once_for_its_links_and_its_items_words(server, monkeypatch):
+    real = feed_module.parse_feed
+    calls = counted(monkeypatch, "parse_feed")
     feed = (
         "<rss><channel><item><title>Harbour reopens</title>"
         f"<link>{server.url('/news/1')}</link>"
@@ -132,14 +138,7 @@ def test_a_feed_is_parsed_once_for_its_links_and_its_items_words(server, monkeyp
 
 
 def test_a_sitemap_is_parsed_once_for_its_aliases_and_its_links(server, monkeypatch):
-    calls = []
-    real = feed_module.parse_sitemap
-
-    def counted(body, base):
-        calls.append(base)
-        return real(body, base)
-
-    monkeypatch.setattr("crawler.extract.page.parse_sitemap", counted)
+    calls = counted(monkeypatch, "parse_sitemap")
     sitemap = f"<urlset><url><loc>{server.url('/only-in-sitemap')}</loc></url></urlset>"
     server.robots(f"User-agent: *\nAllow: /\nSitemap: {server.url('/map.xml')}\n")
     server.route("/map.xml", Response(sitemap, headers={"Content-Type": "application/xml"}))

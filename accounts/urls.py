@@ -14,4 +14,5 @@ urlpatterns = [
     path("delete/", views.delete_account, name="account_delete"),
     path("time-zone/", views.set_time_zone, name="account_time_zone"),
     path("language/", views.set_language, name="set_language"),
+    path("theme/", views.set_theme, name="set_theme"),
 ]

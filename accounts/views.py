@@ -7,6 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views import i18n
 from django.views.decorators.http import require_POST
@@ -17,6 +18,10 @@ from accounts.timezones import canonical_time_zone
 
 # The browser's zone, reported once per session; applied to an account made in this session.
 SESSION_TIME_ZONE = "browser_time_zone"
+THEME_COOKIE = "webclip_theme"
+THEME_COOKIE_AGE = 365 * 24 * 3600
+# "auto" follows the system's setting (prefers-color-scheme).
+THEMES = ("auto", "light", "dark")
 
 
 @login_required
@@ -136,6 +141,29 @@ def set_language(request: HttpRequest) -> HttpResponse:
         request.user.language = language
         request.user.save(update_fields=["language"])
     return i18n.set_language(request)
+
+
+@require_POST
+def set_theme(request: HttpRequest) -> HttpResponse:
+    """Choose light, dark or the system's theme (a cookie: it also works signed out)."""
+    theme = request.POST.get("theme", "auto")
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = "/"
+    response = redirect(target)
+    if theme in THEMES and theme != "auto":
+        response.set_cookie(
+            THEME_COOKIE,
+            theme,
+            max_age=THEME_COOKIE_AGE,
+            samesite="Lax",
+            secure=settings.SESSION_COOKIE_SECURE,
+        )
+    else:
+        response.delete_cookie(THEME_COOKIE)
+    return response
 
 
 def _remember_language(response: HttpResponse, language: str) -> None:

@@ -22,7 +22,8 @@ from clipping.feeds import clips_with_my_matches, list_feed_url
 from clipping.forms import KeywordListForm
 from clipping.matching import synonyms as why_none
 from clipping.matching.synonyms import TermSynonyms, list_synonyms
-from clipping.models import Clip, Delivery, KeywordList, Match
+from clipping.models import Clip, Delivery, KeywordList, Match, Star
+from clipping.search import search
 from clipping.terms import parse_terms
 
 router = Router()
@@ -117,6 +118,7 @@ class ClipOut(Schema):
     lists: list[int] = Field(description="Ids of the caller's lists that matched the clip.")
     summary: str
     read: bool
+    starred: bool
 
 
 class ClipPage(Schema):
@@ -320,6 +322,13 @@ class ClipFilters(Schema):
     site: int | None = Field(default=None, description="Only clips from this site.")
     read: bool | None = Field(default=None, description="true: read clips only; false: unread.")
     since: datetime | None = Field(default=None, description="Found at or after this time.")
+    starred: bool | None = Field(default=None, description="true: starred only; false: not.")
+    q: str | None = Field(
+        default=None,
+        max_length=200,
+        description="Search: every word in the title or text (as a word prefix), or the "
+        "whole query in the site's name or host or in the name of one of my lists that found it.",
+    )
     limit: int = Field(default=50, ge=1, le=MAX_PAGE)
     offset: int = Field(default=0, ge=0, le=10_000)
 
@@ -338,6 +347,7 @@ def _clip_out(clip: Clip) -> dict[str, Any]:
         "lists": sorted({match.keyword_list_id for match in mine}),
         "summary": mine[0].summary if mine else clip.summary,
         "read": all(match.read_at is not None for match in mine),
+        "starred": bool(getattr(clip, "starred", False)),
     }
 
 
@@ -347,7 +357,8 @@ def _unread(user: User) -> Exists:
 
 @router.get("/clips", response=ClipPage, tags=["clips"])
 def clips_index(request: HttpRequest, filters: Query[ClipFilters]) -> dict[str, Any]:
-    """List my clips, newest found first, filtered by list, site, read state and time."""
+    """List my clips, newest found first, filtered by list, site, read state, star, time and
+    search words."""
     user = _owner(request)
     keyword_list = None
     if filters.list is not None:
@@ -359,6 +370,10 @@ def clips_index(request: HttpRequest, filters: Query[ClipFilters]) -> dict[str, 
         clips = clips.exclude(_unread(user)) if filters.read else clips.filter(_unread(user))
     if filters.since is not None:
         clips = clips.filter(found_at__gte=filters.since)
+    if filters.starred is not None:
+        clips = clips.filter(starred=filters.starred)
+    if filters.q:
+        clips = search(clips, filters.q, user)
     found = list(clips[filters.offset : filters.offset + filters.limit + 1])
     more = len(found) > filters.limit
     return {
@@ -391,6 +406,22 @@ def clips_mark_unread(request: HttpRequest, clip_id: int) -> dict[str, Any]:
     """Mark one of my clips unread."""
     _own_clip(request, clip_id)
     Match.objects.owned_by(_owner(request)).filter(clip_id=clip_id).update(read_at=None)
+    return _clip_out(_own_clip(request, clip_id))
+
+
+@router.put("/clips/{int:clip_id}/star", response=ClipOut, tags=["clips"])
+def clips_star(request: HttpRequest, clip_id: int) -> dict[str, Any]:
+    """Star one of my clips (save it to read again; idempotent)."""
+    clip = _own_clip(request, clip_id)
+    Star.objects.get_or_create(owner=_owner(request), clip=clip)
+    return _clip_out(_own_clip(request, clip_id))
+
+
+@router.delete("/clips/{int:clip_id}/star", response=ClipOut, tags=["clips"])
+def clips_unstar(request: HttpRequest, clip_id: int) -> dict[str, Any]:
+    """Remove the star from one of my clips (idempotent)."""
+    clip = _own_clip(request, clip_id)
+    Star.objects.filter(owner=_owner(request), clip=clip).delete()
     return _clip_out(_own_clip(request, clip_id))
 
 

@@ -24,7 +24,7 @@ from django.utils import translation
 from accounts.models import User
 from clipping.conf import instant_limit
 from clipping.matching.why import describe
-from clipping.models import Digest, Match
+from clipping.models import Digest, Match, PageWatch
 from clipping.safetext import one_line, safe_url
 from clipping.unsubscribe import unsubscribe_url
 
@@ -160,3 +160,24 @@ def _local(moment: datetime | None, time_zone: str) -> datetime | None:
 
 def _instant_limit(user: User) -> int:
     return instant_limit(user.instant_mails_per_hour)
+
+
+def page_changed(watch: PageWatch, old_version_id: int, new_version_id: int) -> str:
+    """Tell a watcher that a page changed, with a link to the diff; return the Message-ID."""
+    user, page = watch.owner, watch.page
+    history = reverse("page_history", args=[page.pk])
+    query = f"?a={old_version_id}&b={new_version_id}" if old_version_id else ""
+    context = {
+        "title": one_line(page.title, 300) or page.url,
+        "url": safe_url(page.url),
+        "diff_url": _absolute(history + query),
+        "unsubscribe_url": unsubscribe_url(user.id, None),
+    }
+    return _send(
+        "page-changed",
+        context,
+        user.email,
+        context["unsubscribe_url"],
+        f"page-{page.pk}-{new_version_id}-{user.pk}",
+        language=user.language,
+    )

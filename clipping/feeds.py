@@ -19,7 +19,7 @@ from django.utils.translation import override
 from accounts.models import User
 from clipping.conf import clipping_settings
 from clipping.matching.why import describe
-from clipping.models import Clip, KeywordList, Match
+from clipping.models import Clip, KeywordList, Match, Star
 from clipping.safetext import highlight_html, one_line, output_safe, safe_url
 
 LIST_FEED_SALT = "clipping.feeds.list_feed_token"
@@ -30,8 +30,8 @@ def clips_with_my_matches(user: User, keyword_list: object | None = None) -> Que
 
     A clip's time is when the user's lists found it (Match.found_at: a backfill's matches
     carry their page's publication time), the latest of its matches when several lists
-    found it; each clip carries it as `found_at`, and `my_matches`: all of the user's
-    matches of it, whichever list, first made first.
+    found it; each clip carries it as `found_at`, whether the user starred it as `starred`,
+    and `my_matches`: all of the user's matches of it, whichever list, first made first.
     """
     mine = Match.objects.filter(owner=user).select_related("keyword_list").order_by("id")
     if keyword_list is not None:
@@ -43,9 +43,10 @@ def clips_with_my_matches(user: User, keyword_list: object | None = None) -> Que
     else:
         matches = Match.objects.filter(clip=OuterRef("pk"), owner=user)
     found = matches.order_by("-found_at").values("found_at")[:1]
+    stars = Star.objects.filter(owner=user, clip=OuterRef("pk"))
     return (
         Clip.objects.filter(Exists(matches))
-        .annotate(found_at=Subquery(found))
+        .annotate(found_at=Subquery(found), starred=Exists(stars))
         .order_by("-found_at", "-id")
         .select_related("site")
         .prefetch_related(Prefetch("matches", queryset=mine, to_attr="my_matches"))
@@ -148,6 +149,32 @@ class ClipFeed(Feed):
     def item_updateddate(self, clip: Clip) -> datetime:
         # When the user's lists found it: the order the feed is in, as on the personal page.
         return clip.found_at  # type: ignore[attr-defined]
+
+
+class StarredFeed(ClipFeed):
+    """The clips one user starred, newest starred first, at the personal feed's secret URL."""
+
+    def title(self, user: User) -> str:
+        return _("%(site)s: starred clips") % {"site": settings.SITE_NAME}
+
+    def subtitle(self, user: User) -> str:
+        return _("Articles you starred to read again.")
+
+    def link(self, user: User) -> str:
+        return reverse("clip_index") + "?starred=1"
+
+    def feed_url(self, user: User) -> str:
+        return reverse("starred_feed", args=[user.feed_token])
+
+    def items(self, user: User) -> list[Clip]:
+        starred_at = Star.objects.filter(owner=user, clip=OuterRef("pk")).values("created_at")
+        clips = (
+            clips_with_my_matches(user)
+            .filter(starred=True)
+            .annotate(starred_at=Subquery(starred_at[:1]))
+            .order_by("-starred_at", "-id")
+        )
+        return list(clips[: clipping_settings().feed_items])
 
 
 def list_feed_token(keyword_list: KeywordList) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from clipping import backfill, channels, digests, ingest, publisher
+from clipping import backfill, channels, digests, ingest, publisher, watching
 from clipping.conf import (
     SEND_MAX_RETRIES,
     SEND_RETRY_BACKOFF,
@@ -87,9 +87,10 @@ def deliver_digest(digest_id: int) -> str:
 
 @shared_task
 def publish_due() -> dict[str, int]:
-    """Send the digests now due and re-queue mail and ingests whose task was lost or whose
-    worker died."""
+    """Send the digests now due and the mails of watched pages that changed, and re-queue mail
+    and ingests whose task was lost or whose worker died."""
     digest_ids = digests.plan_digests()
+    changed = watching.notify_changes()
     match_ids = publisher.stalled_matches()
     version_ids = ingest.stalled_versions()
     for digest_id in digest_ids:
@@ -98,7 +99,12 @@ def publish_due() -> dict[str, int]:
         deliver_match.delay(match_id)
     for start in range(0, len(version_ids), INGEST_BATCH):
         ingest_versions.delay(version_ids[start : start + INGEST_BATCH])
-    return {"digests": len(digest_ids), "matches": len(match_ids), "versions": len(version_ids)}
+    return {
+        "digests": len(digest_ids),
+        "matches": len(match_ids),
+        "versions": len(version_ids),
+        "changed_pages": changed,
+    }
 
 
 def enqueue_ingest(version_ids: list[int]) -> None:

@@ -1,11 +1,13 @@
 from django.urls import include, path
 
-from clipping.feeds import ClipFeed, ListFeed
-from clipping.views import channels, pages, sites
+from clipping.feeds import ClipFeed, ListFeed, StarredFeed
+from clipping.views import app, channels, pages, reading, sites
 from clipping.webhooks import tracking_urlpatterns
 
 urlpatterns = [
     path("", pages.home, name="home"),
+    path("manifest.webmanifest", app.web_manifest, name="web_manifest"),
+    path("sw.js", app.service_worker, name="service_worker"),
     path("dashboard/", pages.dashboard, name="dashboard"),
     path("lists/", pages.list_index, name="list_index"),
     path("lists/new/", pages.list_create, name="list_create"),
@@ -22,7 +24,13 @@ urlpatterns = [
     path("clips/", pages.clip_index, name="clip_index"),
     path("clips/read/", pages.clip_mark_all_read, name="clip_mark_all_read"),
     path("clips/<int:pk>/read/", pages.clip_mark_read, name="clip_mark_read"),
+    path("clips/<int:pk>/", reading.clip_read, name="clip_read"),
+    path("clips/<int:pk>/star/", reading.clip_star, name="clip_star"),
+    path("clips/add/", reading.clip_add, name="clip_add"),
+    path("pages/<int:pk>/history/", reading.page_history, name="page_history"),
+    path("pages/<int:pk>/watch/", reading.page_watch, name="page_watch"),
     path("feed/<str:token>/", ClipFeed(), name="clip_feed"),
+    path("feed/<str:token>/starred/", StarredFeed(), name="starred_feed"),
     path("feed/list/<int:pk>/<str:token>/", ListFeed(), name="list_feed"),
     path("unsubscribe/<str:token>/", pages.unsubscribe, name="unsubscribe"),
     path("webhooks/anymail/", include((tracking_urlpatterns(), "anymail"))),

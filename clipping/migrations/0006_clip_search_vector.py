@@ -4,7 +4,7 @@ from django.db import migrations
 # clips and tests each one, and computing to_tsvector per row there cost more than the rest of
 # the page. A generated column is kept by PostgreSQL itself on every insert and update, so no
 # code writes it and the model does not declare it. PostgreSQL only; SQLite searches with LIKE.
-# clipping/views/pages.py (CLIP_TEXT) names the column.
+# clipping/search.py (CLIP_TEXT) names the column.
 FORWARD = [
     "DROP INDEX IF EXISTS clipping_clip_text_search",
     "ALTER TABLE clipping_clip ADD COLUMN IF NOT EXISTS search_words tsvector GENERATED ALWAYS AS "

@@ -10,6 +10,7 @@ from clipping.models.channels import (
 from clipping.models.clips import Clip, ClipBand, Match, SeenText
 from clipping.models.lists import LANGUAGE_CHOICES, KeywordList, KeywordListQuerySet
 from clipping.models.mail import Delivery, Digest, Suppression, WebhookEvent
+from clipping.models.reading import HandClip, PageWatch, Star
 
 __all__ = [
     "LANGUAGE_CHOICES",
@@ -21,6 +22,9 @@ __all__ = [
     "Clip",
     "ClipBand",
     "Delivery",
+    "HandClip",
+    "PageWatch",
+    "Star",
     "Digest",
     "KeywordList",
     "KeywordListQuerySet",

@@ -20,10 +20,20 @@ LANGUAGE_CHOICES = [
 
 class KeywordListQuerySet(models.QuerySet["KeywordList"]):
     def active(self) -> KeywordListQuerySet:
-        return self.filter(active=True)
+        return self.filter(active=True, by_hand=False)
 
     def owned_by(self, user: object) -> KeywordListQuerySet:
-        return self.filter(owner=user)
+        """The lists a person made (not the one that holds the pages they clip by hand)."""
+        return self.filter(owner=user, by_hand=False)
+
+    def by_hand_of(self, user: object) -> KeywordList:
+        """Return the person's list of pages clipped by hand, made when first needed."""
+        found, _ = self.get_or_create(
+            owner=user,
+            by_hand=True,
+            defaults={"name": "", "terms": "", "active": False, "mail_enabled": False},
+        )
+        return found
 
 
 class KeywordList(models.Model):
@@ -49,6 +59,12 @@ class KeywordList(models.Model):
         default=True,
         help_text="Mail me this list's clips (they always appear on my page).",
     )
+    by_hand = models.BooleanField(
+        default=False,
+        editable=False,
+        help_text="The hidden list that holds the pages its owner clipped by hand: it matches "
+        "nothing and is shown as “Clipped by hand”.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -57,7 +73,12 @@ class KeywordList(models.Model):
     class Meta:
         ordering = ["name", "id"]
         constraints = [
-            models.UniqueConstraint(fields=["owner", "name"], name="unique_list_name_per_owner")
+            models.UniqueConstraint(fields=["owner", "name"], name="unique_list_name_per_owner"),
+            models.UniqueConstraint(
+                fields=["owner"],
+                condition=models.Q(by_hand=True),
+                name="one_by_hand_list_per_owner",
+            ),
         ]
 
     def __str__(self) -> str:

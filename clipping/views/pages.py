@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -11,9 +10,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.files.uploadedfile import UploadedFile
-from django.db import connection
-from django.db.models import BooleanField, Exists, OuterRef, Q, QuerySet
-from django.db.models.expressions import RawSQL
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -33,14 +30,11 @@ from clipping.feeds import clips_with_my_matches
 from clipping.forms import KeywordListForm
 from clipping.matching.synonyms import changed_choices, list_synonyms
 from clipping.models import Clip, KeywordList, Match
+from clipping.search import clean_query, search
 from clipping.terms import parse_terms
 from crawler.models import Site
 
 DASHBOARD_CLIPS = 5
-# The words of title and summary, a column PostgreSQL generates (migration 0006), GIN-indexed.
-CLIP_TEXT = '"clipping_clip"."search_words"'
-SEARCH_WORD = re.compile(r"[^\W_]+")
-SEARCH_WORDS = 8
 # "My clips" pages back this far; older clips are reached by filtering. Counting every clip of
 # a heavy reader to number all pages costs more than the page itself.
 MAX_PAGES = 50
@@ -200,26 +194,31 @@ def clip_index(request: HttpRequest) -> HttpResponse:
     sites = by_name(Site.objects.filter(Exists(mine)).order_by("id"))
     chosen_list = _choice(request.GET.get("list"), {item.pk: item for item in lists})
     chosen_site = _choice(request.GET.get("site"), {site.pk: site for site in sites})
-    query = " ".join(request.GET.get("q", "").split())[:200]
+    query = clean_query(request.GET.get("q"))
+    starred = request.GET.get("starred") == "1"
     # One of the user's lists narrows the one EXISTS, probed through (keyword_list, clip).
     clips = clips_with_my_matches(user, keyword_list=chosen_list)
     if chosen_site is not None:
         clips = clips.filter(site=chosen_site)
     if query:
         clips = search(clips, query, user)
+    if starred:
+        clips = clips.filter(starred=True)
     page = BoundedPage.of(clips, request.GET.get("page"), clipping_settings().page_size)
     filters = {
         "list": chosen_list.pk if chosen_list else "",
         "site": chosen_site.pk if chosen_site else "",
         "q": query,
+        "starred": starred,
     }
     context = {
         "page": page,
         "lists": lists,
         "sites": sites,
         "filters": filters,
-        "filtered": bool(chosen_list or chosen_site or query),
+        "filtered": bool(chosen_list or chosen_site or query or starred),
         "feed_url": settings.SITE_URL + reverse("clip_feed", args=[user.feed_token]),
+        "starred_feed_url": settings.SITE_URL + reverse("starred_feed", args=[user.feed_token]),
     }
     return render(request, "clipping/clip_index.html", context)
 
@@ -258,31 +257,6 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
         unsubscribing.stop_mail(target)
         return render(request, "clipping/unsubscribe_done.html", {"target": target})
     return render(request, "clipping/unsubscribe_confirm.html", {"target": target})
-
-
-def search(clips: QuerySet[Clip], query: str, user: object) -> QuerySet[Clip]:
-    """Keep the clips whose title or summary has every word of the query (as a word prefix).
-
-    On PostgreSQL through the GIN index of migration 0006 (full-text, "simple" configuration);
-    elsewhere a case-insensitive substring search that also reads the user's match summaries.
-    """
-    if connection.vendor != "postgresql":
-        in_my_summaries = Match.objects.filter(
-            clip=OuterRef("pk"), owner=user, summary__icontains=query
-        )
-        return clips.filter(
-            Q(title__icontains=query) | Q(summary__icontains=query) | Exists(in_my_summaries)
-        )
-    words = [word.lower() for word in SEARCH_WORD.findall(query)][:SEARCH_WORDS]
-    if not words:
-        return clips.none()
-    # Only letters and digits reach the tsquery, so no operator of the user's can.
-    tsquery = " & ".join(f"{word}:*" for word in words)
-    # The SQL is a constant naming the indexed column; the user's words are a parameter.
-    matches = RawSQL(  # noqa: S611
-        f"{CLIP_TEXT} @@ to_tsquery('simple'::regconfig, %s)", [tsquery], BooleanField()
-    )
-    return clips.filter(matches)
 
 
 def _choice(raw: str | None, options: dict[int, object]) -> object | None:

@@ -31,7 +31,9 @@ class SiteURLForm(forms.Form):
 
 @login_required
 def site_index(request: HttpRequest) -> HttpResponse:
-    return _index(request, SiteURLForm())
+    """My sites; `?url=` (the "watch this site" bookmarklet) fills the address to preview."""
+    url = request.GET.get("url", "").strip()[:2083]
+    return _index(request, SiteURLForm(initial={"url": url} if url else None))
 
 
 @login_required

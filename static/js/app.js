@@ -4,6 +4,9 @@
  * - forms and links marked data-inplace / inside [data-swap] update their region in place:
  *   "Mark read" marks its card, filters and page links replace the results, without a reload
  *   and without losing the scroll position; the plain form or link is the fallback.
+ * - "Star" toggles in place; keyboard shortcuts move through clips and act on them (the help
+ *   lists them: press "?"); the theme switch applies at once; the service worker keeps
+ *   My clips readable offline, and logging out empties its cache.
  * The Content-Security-Policy allows no inline script, so everything lives in this file. */
 (function () {
   "use strict";
@@ -97,7 +100,29 @@
       .catch(function () { form.submit(); });
   }
 
+  function toggleStar(form) {
+    var field = form.querySelector("input[name=starred]");
+    var button = form.querySelector("button");
+    var starring = field.value === "1";
+    fetch(form.action, { method: "POST", body: new FormData(form), credentials: "same-origin",
+                         headers: { "Accept": "application/json", "X-Requested-With": "fetch" } })
+      .then(function (response) {
+        if (!response.ok) throw new Error(String(response.status));
+        field.value = starring ? "0" : "1";
+        button.setAttribute("aria-pressed", starring ? "true" : "false");
+        var glyph = button.querySelector("[aria-hidden]");
+        if (glyph) glyph.textContent = starring ? "\u2605" : "\u2606";
+        announce(starring ? form.dataset.onText : form.dataset.offText);
+      })
+      .catch(function () { form.submit(); });
+  }
+
   function enhance(root) {
+    root.querySelectorAll("form[data-inplace=star]").forEach(function (form) {
+      if (form.dataset.enhanced) return;
+      form.dataset.enhanced = "1";
+      form.addEventListener("submit", function (event) { event.preventDefault(); toggleStar(form); });
+    });
     root.querySelectorAll("form[data-inplace=mark-read]").forEach(function (form) {
       if (form.dataset.enhanced) return;
       form.dataset.enhanced = "1";
@@ -183,9 +208,103 @@
     });
   }
 
+  /* --- Keyboard shortcuts (Miniflux's): j/k move, o opens, v the original, m read, s star -- */
+  function cards() { return Array.prototype.slice.call(document.querySelectorAll("[data-clip]")); }
+
+  function current() {
+    var active = document.activeElement;
+    return active && active.closest ? active.closest("[data-clip]") : null;
+  }
+
+  function move(step) {
+    var list = cards();
+    if (!list.length) return;
+    var at = list.indexOf(current());
+    var next = list[Math.min(list.length - 1, Math.max(0, at < 0 ? 0 : at + step))];
+    next.setAttribute("tabindex", "-1");
+    next.classList.add("current");
+    list.forEach(function (card) { if (card !== next) card.classList.remove("current"); });
+    next.focus({ preventScroll: true });
+    next.scrollIntoView({ block: "nearest" });
+  }
+
+  function act(key) {
+    var card = current() || document.querySelector("[data-reader]");
+    if (!card) return false;
+    if (key === "o" || key === "Enter") {
+      if (!card.dataset.readerUrl) return false;
+      window.location.assign(card.dataset.readerUrl);
+    } else if (key === "v") {
+      if (!card.dataset.originalUrl) return false;
+      window.open(card.dataset.originalUrl, "_blank", "noopener,noreferrer");
+    } else if (key === "m") {
+      var read = card.querySelector("form[data-inplace=mark-read]");
+      if (!read) return false;
+      markRead(read);
+    } else if (key === "s") {
+      var star = card.querySelector("form[data-inplace=star]");
+      if (!star) return false;
+      toggleStar(star);
+    } else {
+      return false;
+    }
+    return true;
+  }
+
+  function shortcuts() {
+    var help = document.getElementById("shortcut-help");
+    document.addEventListener("keydown", function (event) {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      var target = event.target;
+      if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) {
+        if (event.key === "Escape") target.blur();
+        return;
+      }
+      var done = true;
+      if (event.key === "j") move(1);
+      else if (event.key === "k") move(-1);
+      else if (event.key === "/") {
+        var search = document.querySelector("input[type=search]");
+        if (search) search.focus(); else done = false;
+      } else if (event.key === "?" && help) {
+        if (help.open) help.close(); else help.showModal();
+      } else if (event.key === "Enter" && !current()) done = false;
+      else done = act(event.key);
+      if (done) event.preventDefault();
+    });
+  }
+
+  /* --- Theme: light, dark or the system's, applied at once ----------------------------- */
+  function themeSwitch() {
+    var form = document.querySelector("form[data-theme-form]");
+    if (!form) return;
+    var select = form.querySelector("select");
+    select.addEventListener("change", function () {
+      var value = select.value;
+      if (value === "light" || value === "dark") document.documentElement.setAttribute("data-theme", value);
+      else document.documentElement.removeAttribute("data-theme");
+      document.cookie = "webclip_theme=" + value + "; path=/; max-age=31536000; samesite=lax";
+    });
+  }
+
+  /* --- Offline: the service worker, and an empty cache after logging out ---------------- */
+  function serviceWorker() {
+    var url = document.body.dataset.serviceWorker;
+    if (!url || !("serviceWorker" in navigator)) return;
+    navigator.serviceWorker.register(url).catch(function () {});
+    document.querySelectorAll("[data-testid=logout]").forEach(function (button) {
+      button.addEventListener("click", function () {
+        if (window.caches) caches.keys().then(function (keys) { keys.forEach(function (k) { caches.delete(k); }); });
+      });
+    });
+  }
+
   foldMenu();
   reportTimeZone();
   enhance(document);
+  shortcuts();
+  themeSwitch();
+  serviceWorker();
   filterableSelects();
   digestFields();
 })();

@@ -66,5 +66,5 @@ def test_the_docs_page_renders_under_the_content_security_policy(live_server, pa
     page.wait_for_selector(".swagger-ui .info .title")
     assert "Webclip API" in page.locator(".swagger-ui .info .title").inner_text()
     page.wait_for_selector(".opblock-tag-section")
-    assert page.locator(".opblock").count() == 18
+    assert page.locator(".opblock").count() == 20
     assert problems == []

@@ -20,6 +20,8 @@ ENDPOINTS = {
     ("get", "/api/clips/{clip_id}"),
     ("post", "/api/clips/{clip_id}/read"),
     ("post", "/api/clips/{clip_id}/unread"),
+    ("put", "/api/clips/{clip_id}/star"),
+    ("delete", "/api/clips/{clip_id}/star"),
     ("get", "/api/deliveries"),
     ("get", "/api/deliveries/{delivery_id}"),
     ("get", "/api/sites"),

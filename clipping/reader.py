@@ -1,0 +1,194 @@
+"""The reader view: a clip's article as the analyzer chose it, safe to show inside Webclip.
+
+The area is found again in the stored body by the analyzer's node path ("html/body/div[2]/
+article[1]", `analyzer.paths`), parsed by lxml as the analyzer parses it, so the same element
+comes back. Its links are made absolute, the words that matched are marked, and the HTML goes
+through nh3 (the ammonia allow list): no script, style, form, frame or event attribute
+survives, links open outside without a referrer, images load lazily without one. When the
+body is gone (retention) or the path no longer leads anywhere, the text the crawler kept of
+the area is shown as paragraphs.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import nh3
+from lxml import etree
+from lxml.html import HtmlElement, fromstring, tostring
+
+from analyzer.pipeline import read_input
+from clipping.models import Clip, HandClip
+
+ALLOWED_TAGS = frozenset(
+    {
+        *("a", "abbr", "b", "blockquote", "br", "caption", "cite", "code", "dd", "del"),
+        *("details", "dfn", "div", "dl", "dt", "em", "figcaption", "figure", "h2", "h3"),
+        *("h4", "h5", "h6", "hr", "i", "img", "ins", "kbd", "li", "mark", "ol", "p", "pre"),
+        *("q", "s", "samp", "small", "span", "strong", "sub", "summary", "sup", "table"),
+        *("tbody", "td", "tfoot", "th", "thead", "time", "tr", "u", "ul", "var"),
+    }
+)
+ALLOWED_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"src", "alt", "title", "width", "height"},
+    "td": {"colspan", "rowspan"},
+    "th": {"colspan", "rowspan", "scope"},
+    "time": {"datetime"},
+    "ol": {"start"},
+    "abbr": {"title"},
+}
+SET_ATTRIBUTES = {
+    "a": {"target": "_blank"},
+    "img": {"loading": "lazy", "referrerpolicy": "no-referrer", "decoding": "async"},
+}
+# The page's own h1 repeats the clip's title, which the view shows above the article.
+_RENAMED = {"h1": "h2"}
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Stored bodies are capped by the fetcher; this bounds the marking's patterns, not the page.
+MAX_MARKED_WORDS = 20
+
+
+@dataclass(frozen=True)
+class ReaderArticle:
+    """What the reader view shows: safe HTML and whether it is the page's own markup."""
+
+    html: str
+    from_page: bool  # False: the kept text, the page's markup being gone
+
+
+def reader_article(clip: Clip, words: Iterable[str] = ()) -> ReaderArticle:
+    """Return the clip's article, safe to show, with `words` marked."""
+    marked = sorted({w for w in words if w.strip()}, key=len, reverse=True)[:MAX_MARKED_WORDS]
+    hand = HandClip.objects.filter(clip=clip).first()
+    if hand is not None:
+        return ReaderArticle(_safe(_fragment(hand.article_html()), clip.url, marked), True)
+    version = clip.page_version
+    body = version.raw_body() if version is not None else None
+    if body is not None and version is not None:
+        text, _codec = read_input(body, version.encoding or None)
+        area = find_area(parse_stored(text), clip.area_path)
+        if area is not None:
+            return ReaderArticle(_safe(area, clip.url, marked), True)
+    return ReaderArticle(_safe(_fragment(_kept_text(clip)), clip.url, marked), False)
+
+
+def parse_stored(text: str) -> HtmlElement | None:
+    """Parse a stored body as the analyzer does (lxml, comments and PIs dropped)."""
+    parser = etree.HTMLParser(
+        recover=True, huge_tree=True, remove_comments=True, remove_pis=True, no_network=True
+    )
+    if not text.strip():
+        return None
+    try:
+        parser.feed(text)
+        root = parser.close()
+    except etree.XMLSyntaxError:
+        return None
+    return root
+
+
+def find_area(root: etree._Element | None, path: str) -> etree._Element | None:
+    """Return the element an analyzer node path names, None when the page has no such one."""
+    if root is None or not path:
+        return None
+    steps = path.split("/")
+    if steps[0] != root.tag:
+        return None
+    current = root
+    for step in steps[1:]:
+        name, _, rest = step.partition("[")
+        nth = int(rest.rstrip("]") or 1) if rest else 1
+        same = [child for child in current if child.tag == name]
+        if len(same) < nth:
+            return None
+        current = same[nth - 1]
+    return current
+
+
+def _fragment(markup: str) -> etree._Element:
+    return fromstring(f"<div>{markup}</div>")
+
+
+def _kept_text(clip: Clip) -> str:
+    """Return the area's kept text as paragraphs, or the summary when nothing was kept."""
+    version = clip.page_version
+    kept = version.article_text() if version is not None else None
+    text = ""
+    if kept is not None:
+        text = next((area.text for area in kept.areas if area.path == clip.area_path), "")
+    paragraphs = [line.strip() for line in (text or clip.summary).split("\n") if line.strip()]
+    return "".join(f"<p>{html.escape(line)}</p>" for line in paragraphs)
+
+
+def _safe(area: etree._Element, base: str, words: list[str]) -> str:
+    """Return the area as safe HTML: links absolute, headings one level down, words marked."""
+    for old, new in _RENAMED.items():
+        for element in area.iter(old):
+            element.tag = new
+    if words:
+        _mark(area, re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.I))
+    markup = tostring(area, encoding="unicode", method="html")
+    if base:
+        wrapper = fromstring(f"<div>{markup}</div>")
+        wrapper.make_links_absolute(base, resolve_base_href=False, handle_failures="discard")
+        markup = tostring(wrapper, encoding="unicode", method="html")
+    return nh3.clean(
+        markup,
+        tags=set(ALLOWED_TAGS),
+        clean_content_tags={"script", "style", "template", "noscript", "iframe", "object"},
+        attributes={tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()},
+        set_tag_attribute_values=SET_ATTRIBUTES,
+        url_schemes={"http", "https", "mailto"},
+        link_rel="noopener noreferrer nofollow",
+        strip_comments=True,
+    )
+
+
+def _mark(area: etree._Element, pattern: re.Pattern[str]) -> None:
+    """Wrap each occurrence of the pattern in the area's text in <mark>."""
+    for element in list(area.iter()):
+        if not isinstance(element.tag, str) or element.tag in ("script", "style", "mark"):
+            continue
+        _mark_text(element, pattern, tail=False)
+        for child in list(element):
+            if isinstance(child.tag, str):
+                _mark_text(child, pattern, tail=True)
+
+
+def _mark_text(element: etree._Element, pattern: re.Pattern[str], *, tail: bool) -> None:
+    text = element.tail if tail else element.text
+    if not text or pattern.search(text) is None:
+        return
+    pieces = pattern.split(text)  # text, word, text, word, ... (the group is kept)
+    head, marks = pieces[0], []
+    for index in range(1, len(pieces), 2):
+        mark = etree.Element("mark")
+        mark.text, mark.tail = pieces[index], pieces[index + 1]
+        marks.append(mark)
+    if tail:
+        element.tail = head
+        parent = element.getparent()
+        if parent is None:
+            return
+        position = parent.index(element) + 1
+        for offset, mark in enumerate(marks):
+            parent.insert(position + offset, mark)
+    else:
+        element.text = head
+        for offset, mark in enumerate(marks):
+            element.insert(offset, mark)
+
+
+def matched_words(summaries: Iterable[tuple[str, list]]) -> list[str]:
+    """Return the words the person's matches found, read off their summaries' spans."""
+    words: list[str] = []
+    for summary, spans in summaries:
+        for span in spans or []:
+            found = summary[int(span[0]) : int(span[1])]
+            if _WORD.search(found):
+                words.append(found)
+    return words

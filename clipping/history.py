@@ -12,11 +12,10 @@ import difflib
 from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef, Q, QuerySet
-from lxml import etree
 
 from analyzer.pipeline import read_input
 from clipping.models import Match
-from clipping.reader import parse_stored
+from clipping.reader import drop, parse_stored
 from crawler.models import Page, PageVersion
 
 # Elements whose end ends a line of the version's text.
@@ -53,27 +52,12 @@ def version_lines(version: PageVersion) -> list[str] | None:
     if root is None:
         return []
     for element in list(root.iter(*SILENT)):
-        _drop(element)
+        drop(element)
     for element in root.iter():
         if isinstance(element.tag, str) and element.tag in BLOCKS:
             element.tail = "\n" + (element.tail or "")
     lines = (" ".join(line.split()) for line in "".join(root.itertext()).split("\n"))
     return [line for line in lines if line][:MAX_LINES]
-
-
-def _drop(element: etree._Element) -> None:
-    """Remove the element and its content, keeping the text that follows it."""
-    parent = element.getparent()
-    if parent is None:
-        return
-    tail, previous = element.tail, element.getprevious()
-    parent.remove(element)
-    if not tail:
-        return
-    if previous is not None:
-        previous.tail = (previous.tail or "") + tail
-    else:
-        parent.text = (parent.text or "") + tail
 
 
 @dataclass(frozen=True)

@@ -65,14 +65,15 @@ def reader_article(clip: Clip, words: Iterable[str] = ()) -> ReaderArticle:
     marked = sorted({w for w in words if w.strip()}, key=len, reverse=True)[:MAX_MARKED_WORDS]
     hand = HandClip.objects.filter(clip=clip).first()
     if hand is not None:
-        return ReaderArticle(_safe(_fragment(hand.article_html()), clip.url, marked), True)
+        area = _without_title(_fragment(hand.article_html()), clip.title)
+        return ReaderArticle(_safe(area, clip.url, marked), True)
     version = clip.page_version
     body = version.raw_body() if version is not None else None
     if body is not None and version is not None:
         text, _codec = read_input(body, version.encoding or None)
         area = find_area(parse_stored(text), clip.area_path)
         if area is not None:
-            return ReaderArticle(_safe(area, clip.url, marked), True)
+            return ReaderArticle(_safe(_without_title(area, clip.title), clip.url, marked), True)
     return ReaderArticle(_safe(_fragment(_kept_text(clip)), clip.url, marked), False)
 
 
@@ -107,6 +108,32 @@ def find_area(root: etree._Element | None, path: str) -> etree._Element | None:
             return None
         current = same[nth - 1]
     return current
+
+
+def _without_title(area: etree._Element, title: str) -> etree._Element:
+    """Drop the area's first heading when it repeats the title the view shows above it."""
+    wanted = " ".join(title.split()).casefold()
+    for heading in area.iter("h1", "h2", "h3"):
+        said = " ".join("".join(heading.itertext()).split()).casefold()
+        if said and wanted.startswith(said):
+            drop(heading)
+        break
+    return area
+
+
+def drop(element: etree._Element) -> None:
+    """Remove the element and its content, keeping the text that follows it."""
+    parent = element.getparent()
+    if parent is None:
+        return
+    tail, previous = element.tail, element.getprevious()
+    parent.remove(element)
+    if not tail:
+        return
+    if previous is not None:
+        previous.tail = (previous.tail or "") + tail
+    else:
+        parent.text = (parent.text or "") + tail
 
 
 def _fragment(markup: str) -> etree._Element:

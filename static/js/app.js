@@ -293,8 +293,16 @@
     if (!url || !("serviceWorker" in navigator)) return;
     navigator.serviceWorker.register(url).catch(function () {});
     document.querySelectorAll("[data-testid=logout]").forEach(function (button) {
-      button.addEventListener("click", function () {
-        if (window.caches) caches.keys().then(function (keys) { keys.forEach(function (k) { caches.delete(k); }); });
+      var form = button.form;
+      if (!form || !window.caches) return;
+      form.addEventListener("submit", function (event) {
+        if (form.dataset.emptied) return;
+        event.preventDefault();
+        form.dataset.emptied = "1";
+        var done = function () { form.submit(); };
+        caches.keys().then(function (keys) {
+          return Promise.all(keys.map(function (key) { return caches.delete(key); }));
+        }).then(done, done);
       });
     });
   }

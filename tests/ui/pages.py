@@ -8,8 +8,17 @@ from datetime import timedelta
 from django.utils import timezone
 
 from clipping import emails
-from crawler.models import Site
-from tests.factories import make_clip, make_list, make_match, make_run, make_site, make_user
+from clipping.models import Clip
+from crawler.models import PageVersion, Site
+from tests.factories import (
+    make_clip,
+    make_list,
+    make_match,
+    make_run,
+    make_site,
+    make_user,
+    store_version,
+)
 
 STAFF = "admin@example.com"
 READER = "alice@example.com"
@@ -22,6 +31,8 @@ class Populated:
     list_id: int
     clip_count: int
     site_id: int
+    clip_id: int = 0  # a clip whose page has two stored versions (reader view, history)
+    page_id: int = 0
 
 
 def populate(clips: int = 25) -> Populated:
@@ -55,4 +66,32 @@ def populate(clips: int = 25) -> Populated:
         match = make_match(energy, clip)
         first = first or match
     emails.instant_clip(first)
-    return Populated(list_id=energy.id, clip_count=clips, site_id=courier.id)
+    stored = _stored_page(courier, first.clip)
+    return Populated(
+        list_id=energy.id,
+        clip_count=clips,
+        site_id=courier.id,
+        clip_id=first.clip_id,
+        page_id=stored.page_id,
+    )
+
+
+ARTICLE = (
+    "<html lang='en'><head><title>Council backs solar subsidies</title></head><body>"
+    "<nav><a href='/'>Home</a></nav><article><h1>Council backs solar subsidies</h1>"
+    "<p>The council gives households solar subsidies for panels on their roofs.</p>"
+    "<p>Officials agreed the plan {change} after a long debate in the town hall.</p>"
+    "<ul><li>Panels up to 10 kW</li><li>Batteries with the panels</li></ul>"
+    "</article></body></html>"
+)
+
+
+def _stored_page(site: Site, clip: Clip) -> PageVersion:
+    """Two stored versions of the clip's page; the clip made from the newer one."""
+    earlier = timezone.now() - timedelta(days=1)
+    store_version(site, clip.url, ARTICLE.format(change="on Monday"), fetched_at=earlier)
+    newer = store_version(site, clip.url, ARTICLE.format(change="on Tuesday, 12 to 3,"))
+    Clip.objects.filter(pk=clip.pk).update(
+        page=newer.page, page_version=newer, area_path="html/body/article[1]"
+    )
+    return newer

@@ -33,6 +33,9 @@ VISITOR_PAGES = {
 READER_PAGES = {
     "dashboard": "/dashboard/",
     "clips": "/clips/",
+    "clip-read": "/clips/{clip}/",
+    "clip-add": "/clips/add/",
+    "history": "/pages/{page}/history/",
     "lists": "/lists/",
     "list": "/lists/{list}/",
     "list-edit": "/lists/{list}/edit/",
@@ -92,7 +95,12 @@ def test_every_page_fits_the_screen_and_passes_axe(live_server, browser, site, s
         if who:
             log_in(page, base, who)
         for name, path in pages.items():
-            page.goto(base + path.format(list=site.list_id, site=site.site_id))
+            page.goto(
+                base
+                + path.format(
+                    list=site.list_id, site=site.site_id, clip=site.clip_id, page=site.page_id
+                )
+            )
             check(page, screen, name, problems)
             if name == "ops":
                 chart = page.locator(".ops-site:has(canvas.ops-chart)").first

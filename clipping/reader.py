@@ -11,12 +11,15 @@ the area is shown as paragraphs.
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
+from urllib.parse import urljoin
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import nh3
+from django.core.cache import cache
 from lxml import etree
 from lxml.html import HtmlElement, fromstring, tostring
 
@@ -50,6 +53,9 @@ _RENAMED = {"h1": "h2"}
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Stored bodies are capped by the fetcher; this bounds the marking's patterns, not the page.
 MAX_MARKED_WORDS = 20
+# Bumped when what the reader makes of a page changes: older cached copies are not read.
+READER_VERSION = 1
+CACHE_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -61,8 +67,25 @@ class ReaderArticle:
 
 
 def reader_article(clip: Clip, words: Iterable[str] = ()) -> ReaderArticle:
-    """Return the clip's article, safe to show, with `words` marked."""
+    """Return the clip's article, safe to show, with `words` marked.
+
+    A clip's stored page never changes, so what was made of it is kept in the cache for a day:
+    reading it again costs no parse.
+    """
     marked = sorted({w for w in words if w.strip()}, key=len, reverse=True)[:MAX_MARKED_WORDS]
+    # seen_at changes when a page clipped by hand is clipped again.
+    parts = [clip.area_path, clip.url, clip.seen_at.isoformat(), *marked]
+    digest = hashlib.sha256("\n".join(parts).encode()).hexdigest()
+    key = f"reader:{READER_VERSION}:{clip.pk}:{clip.page_version_id or 0}:{digest[:24]}"
+    found = cache.get(key)
+    if isinstance(found, ReaderArticle):
+        return found
+    article = _made(clip, marked)
+    cache.set(key, article, CACHE_SECONDS)
+    return article
+
+
+def _made(clip: Clip, marked: list[str]) -> ReaderArticle:
     hand = HandClip.objects.filter(clip=clip).first()
     if hand is not None:
         area = _without_title(_fragment(hand.article_html()), clip.title)
@@ -156,15 +179,10 @@ def _safe(area: etree._Element, base: str, words: list[str]) -> str:
     for old, new in _RENAMED.items():
         for element in area.iter(old):
             element.tag = new
-    if words:
-        _mark(area, re.compile(r"\b(" + "|".join(map(re.escape, words)) + r")\b", re.I))
-    markup = tostring(area, encoding="unicode", method="html")
     if base:
-        wrapper = fromstring(f"<div>{markup}</div>")
-        wrapper.make_links_absolute(base, resolve_base_href=False, handle_failures="discard")
-        markup = tostring(wrapper, encoding="unicode", method="html")
-    return nh3.clean(
-        markup,
+        _absolute_links(area, base)
+    markup = nh3.clean(
+        tostring(area, encoding="unicode", method="html"),
         tags=set(ALLOWED_TAGS),
         clean_content_tags={"script", "style", "template", "noscript", "iframe", "object"},
         attributes={tag: set(names) for tag, names in ALLOWED_ATTRIBUTES.items()},
@@ -173,41 +191,35 @@ def _safe(area: etree._Element, base: str, words: list[str]) -> str:
         link_rel="noopener noreferrer nofollow",
         strip_comments=True,
     )
+    if not words:
+        return markup
+    alternatives = "|".join(map(re.escape, words))
+    return _mark(markup, re.compile(r"(<[^>]*>)|\b(" + alternatives + r")\b", re.I))
 
 
-def _mark(area: etree._Element, pattern: re.Pattern[str]) -> None:
-    """Wrap each occurrence of the pattern in the area's text in <mark>."""
-    for element in list(area.iter()):
-        if not isinstance(element.tag, str) or element.tag in ("script", "style", "mark"):
+def _absolute_links(area: etree._Element, base: str) -> None:
+    """Make every link and image address absolute against the page's URL."""
+    joined: dict[str, str] = {}
+    for element in area.iter("a", "img"):
+        name = "href" if element.tag == "a" else "src"
+        value = (element.get(name) or "").strip()
+        if not value:
             continue
-        _mark_text(element, pattern, tail=False)
-        for child in list(element):
-            if isinstance(child.tag, str):
-                _mark_text(child, pattern, tail=True)
+        if value not in joined:
+            try:
+                joined[value] = urljoin(base, value)
+            except ValueError:
+                joined[value] = ""
+        element.set(name, joined[value])
 
 
-def _mark_text(element: etree._Element, pattern: re.Pattern[str], *, tail: bool) -> None:
-    text = element.tail if tail else element.text
-    if not text or pattern.search(text) is None:
-        return
-    pieces = pattern.split(text)  # text, word, text, word, ... (the group is kept)
-    head, marks = pieces[0], []
-    for index in range(1, len(pieces), 2):
-        mark = etree.Element("mark")
-        mark.text, mark.tail = pieces[index], pieces[index + 1]
-        marks.append(mark)
-    if tail:
-        element.tail = head
-        parent = element.getparent()
-        if parent is None:
-            return
-        position = parent.index(element) + 1
-        for offset, mark in enumerate(marks):
-            parent.insert(position + offset, mark)
-    else:
-        element.text = head
-        for offset, mark in enumerate(marks):
-            element.insert(offset, mark)
+def _mark(markup: str, pattern: re.Pattern[str]) -> str:
+    """Wrap each occurrence of the words in the markup's text (never in a tag) in <mark>.
+
+    In nh3's output text never holds "<" (it is escaped), so one pass over the markup that
+    steps over whole tags sees only text otherwise.
+    """
+    return pattern.sub(lambda found: found[0] if found[1] else f"<mark>{found[2]}</mark>", markup)
 
 
 def matched_words(summaries: Iterable[tuple[str, list]]) -> list[str]:

@@ -24,6 +24,7 @@ urlpatterns = [
     path("clips/", pages.clip_index, name="clip_index"),
     path("clips/read/", pages.clip_mark_all_read, name="clip_mark_all_read"),
     path("clips/<int:pk>/read/", pages.clip_mark_read, name="clip_mark_read"),
+    path("clips/<int:pk>/unread/", pages.clip_mark_unread, name="clip_mark_unread"),
     path("clips/<int:pk>/", reading.clip_read, name="clip_read"),
     path("clips/<int:pk>/star/", reading.clip_star, name="clip_star"),
     path("clips/add/", reading.clip_add, name="clip_add"),

@@ -236,6 +236,18 @@ def clip_mark_read(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def clip_mark_unread(request: HttpRequest, pk: int) -> HttpResponse:
+    """Mark one of my clips unread again (opening it in the reader marked it read)."""
+    mine = Match.objects.owned_by(request.user).filter(clip_id=pk)
+    if not mine.exists():
+        raise Http404("No such clip.")
+    mine.update(read_at=None)
+    messages.success(request, _("The clip is unread again."))
+    return _back(request)
+
+
+@login_required
+@require_POST
 def clip_mark_all_read(request: HttpRequest) -> HttpResponse:
     """Mark every clip of mine read."""
     Match.objects.owned_by(request.user).unread().update(read_at=timezone.now())

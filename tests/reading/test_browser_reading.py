@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from clipping.models import Match, Star
 from tests.browser import log_in, watch_problems
 from tests.ui.pages import READER, populate
-from tests.ui.test_browser_pages import SCREENS, audit
+from tests.ui.test_browser_pages import SCREENS, SHOTS, audit
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -58,6 +58,7 @@ def test_keyboard_shortcuts_move_star_mark_read_and_open(live_server, page, site
     assert not Match.objects.filter(clip_id=first, read_at__isnull=True).exists()
     page.keyboard.press("?")
     expect(page.get_by_test_id("shortcut-help")).to_be_visible()
+    page.screenshot(path=str(SHOTS / "desktop-shortcuts.png"))
     page.keyboard.press("Escape")
     expect(page.get_by_test_id("shortcut-help")).to_be_hidden()
     page.keyboard.press("/")
@@ -97,7 +98,7 @@ def test_dark_mode_follows_the_system_switches_and_passes_axe(live_server, brows
             if found := audit(page):
                 problems[f"{theme} {path}"] = found
             if screen == "phone" and path == f"/clips/{site.clip_id}/":
-                page.screenshot(path=f"docs/screenshots/phone-reader-{theme}.png")
+                page.screenshot(path=str(SHOTS / f"phone-reader-{theme}.png"))
         bright = page.evaluate(brightness)
         assert bright > 600 if theme == "light" else bright < 150
     assert problems == {}

@@ -126,3 +126,13 @@ def test_the_articles_own_heading_is_not_shown_twice(client, alice, clip):
     assert page.select_one("h1").get_text(strip=True) == "Council backs solar subsidies"
     body = page.select_one("[data-testid=reader-body]")
     assert "Council backs solar" not in " ".join(h.get_text() for h in body.select("h1, h2, h3"))
+
+
+def test_keep_unread_undoes_what_opening_did(client, alice, bob, clip):
+    client.force_login(alice)
+    reader(client, clip)
+    response = client.post(reverse("clip_mark_unread", args=[clip.pk]), {"next": "/clips/"})
+    assert response.status_code == 302
+    assert Match.objects.filter(clip=clip, read_at__isnull=True).exists()
+    client.force_login(bob)
+    assert client.post(reverse("clip_mark_unread", args=[clip.pk])).status_code == 404

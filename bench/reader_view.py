@@ -31,9 +31,11 @@ def big_article(size: int) -> str:
         "years; residents <em>welcomed</em> it at the town hall, where installers showed "
         "panels and batteries.</p>\n"
     )
-    table = "<table><tr><th>District</th><th>Homes</th></tr>" + "".join(
-        f"<tr><td>District {n}</td><td>{n * 37}</td></tr>" for n in range(20)
-    ) + "</table>\n"
+    table = (
+        "<table><tr><th>District</th><th>Homes</th></tr>"
+        + "".join(f"<tr><td>District {n}</td><td>{n * 37}</td></tr>" for n in range(20))
+        + "</table>\n"
+    )
     chunks, total, n = [], 0, 0
     while total < size * 0.9:
         piece = paragraph if n % 25 else table + f"<img src='/img/{n}.jpg' alt='Photo {n}'>"

@@ -14,9 +14,9 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-from urllib.parse import urljoin
 from collections.abc import Iterable
 from dataclasses import dataclass
+from urllib.parse import urljoin
 
 import nh3
 from django.core.cache import cache

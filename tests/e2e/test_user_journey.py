@@ -187,5 +187,8 @@ def test_a_new_person_gets_a_clip_of_their_own_site_by_mail_and_webhook(
 
     # The clip is on the person's own page too.
     page.get_by_role("navigation").get_by_role("link", name="My clips").click()
-    clip_link = page.get_by_role("main").get_by_role("link", name=MATCHING_TITLE)
-    expect(clip_link).to_have_attribute("href", article_url)
+    clip = page.get_by_role("main").get_by_test_id("clip").filter(has_text=MATCHING_TITLE)
+    expect(clip.get_by_test_id("original-link")).to_have_attribute("href", article_url)
+    expect(clip.get_by_role("link", name=MATCHING_TITLE, exact=True)).to_have_attribute(
+        "href", f"/clips/{match.clip_id}/"
+    )

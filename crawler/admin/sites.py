@@ -350,6 +350,7 @@ class CrawlRunAdmin(admin.ModelAdmin):
                 ", ".join(f"{a} → {b}" for a, b in (learned.get("host_aliases") or {}).items())
                 or "–",
             ),
+            ("Canonicals on other websites (kept, no copies)", _elsewhere(learned)),
         ]
         return format_html_join("", "<div><b>{}</b>: {}</div>", rows)
 
@@ -457,3 +458,13 @@ class PageAdmin(admin.ModelAdmin):
     @admin.display(description="Versions", ordering="version_total")
     def version_count(self, page: Page) -> int:
         return page.version_total
+
+
+def _elsewhere(learned: dict[str, object]) -> str:
+    """Return how many fetched pages named an original on another website, with examples."""
+    count = learned.get("foreign_canonical_count") or 0
+    if not count:
+        return "–"
+    pairs = learned.get("foreign_canonicals") or []
+    examples = "; ".join(f"{page} → {there}" for page, there in pairs)  # type: ignore[attr-defined]
+    return f"{count}: {examples}"

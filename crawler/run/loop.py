@@ -21,7 +21,10 @@ earlier ones are stored.
 4. Stop on the page budget, the strategy's stop reason, the run time cap, a host asking
    us to keep away longer than a fetch waits (429/503 Retry-After: "backoff", and the site's
    next crawl moves past the wait), or an empty frontier ("exhausted"); close the run with
-   that reason.
+   that reason. A strategy that offers nothing while nothing is in flight (xCrawl with no
+   evidence left to rank by) does not end the run while admissible pages are known: the
+   frontier's breadth-first order takes over (`explored` on the run's record), so
+   "exhausted" means that no page of the site within depth is left to fetch.
 """
 
 from __future__ import annotations
@@ -198,6 +201,7 @@ class RunLoop:
         self.progress = progress
         self.pending: Counter[str] = Counter()
         self.fetched = 0
+        self.explored = 0  # URLs taken breadth-first because the strategy offered none
         self.last_beat = time.monotonic()
         self.deferred: float | None = None  # longest wait a host asked for (Retry-After)
         self.deferred_why = ""
@@ -244,7 +248,7 @@ class RunLoop:
                     budget - self.fetched - len(in_flight),
                 )
                 if room >= batch or (room > 0 and not in_flight):
-                    for page in self._next_pages(room):
+                    for page in self._next_pages(room, idle=not in_flight):
                         in_flight[loop.submit(self._fetch(fetcher, page))] = page
                 if not in_flight:
                     reason = "exhausted"
@@ -317,8 +321,12 @@ class RunLoop:
             return "time-limit"
         return self.strategy.stop_reason() or ""
 
-    def _next_pages(self, limit: int) -> list[Page]:
+    def _next_pages(self, limit: int, *, idle: bool = False) -> list[Page]:
         urls = self.strategy.next_urls(limit)[:limit]
+        if not urls and idle:
+            # Nothing in flight can show the strategy more: explore rather than stop.
+            urls = self.frontier.next_batch(limit)
+            self.explored += len(urls)
         if not urls:
             return []
         self.frontier.take(urls)
@@ -350,6 +358,8 @@ class RunLoop:
             batch=batch,
         )
         observation = outcome.observation
+        if observation.url != page.url:
+            observation.requested = page.url  # the content came under another address
         self.frontier.done(page.url)
         if outcome.deferred is not None and observation.error is not None:
             self.deferred = max(self.deferred or 0.0, outcome.deferred)
@@ -379,6 +389,7 @@ class RunLoop:
             **self.strategy.learned(),
             **self.frontier.shapes.judged(),
             "host_aliases": dict(sorted(self.frontier.aliases.items())),
+            "explored": self.explored,
         }
         CrawlRun.objects.filter(id=self.run.id).update(learned=learned)
         self.run.learned = learned

@@ -57,7 +57,7 @@ from crawler.run import step
 from crawler.run.claims import beat, finish_run, start_run
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
-from crawler.run.passes import RunContext, run_passes
+from crawler.run.passes import RunContext, page_passes, run_passes
 from crawler.store.held import HeldBatch
 from crawler.store.pages import error_text
 from crawler.strategies import PageObservation, Strategy, get_strategy
@@ -202,6 +202,8 @@ class RunLoop:
         self.pending: Counter[str] = Counter()
         self.fetched = 0
         self.explored = 0  # URLs taken breadth-first because the strategy offered none
+        self.context: RunContext | None = None  # what run passes see (`_search_forms`)
+        self.observed: list[PageObservation] = []  # stored pages the page passes await
         self.last_beat = time.monotonic()
         self.deferred: float | None = None  # longest wait a host asked for (Retry-After)
         self.deferred_why = ""
@@ -263,6 +265,7 @@ class RunLoop:
                 for page, (fetched, ahead) in done:
                     self._handle(page, fetched, ahead, stored)
             self._beat()
+            self._page_passes()
 
     async def _fetch(self, fetcher: FetchBackend, page: Page) -> tuple[FetchResult, Ahead | None]:
         """Fetch (and render) a page; analyse it as soon as it arrives if it is new.
@@ -285,7 +288,7 @@ class RunLoop:
 
     def _search_forms(self, loop: LoopThread, fetcher: FetchBackend, budget: int) -> None:
         """Make the registered run passes (hidden-web form search among them), in order."""
-        context = RunContext(
+        context = self.context = RunContext(
             site=self.site,
             frontier=self.frontier,
             backend=fetcher,
@@ -304,6 +307,19 @@ class RunLoop:
             except Exception:
                 # A fault in one pass must not cost the site its crawl; the log keeps it.
                 logger.exception("Run pass %s failed on %s; the crawl goes on.", name, self.site)
+
+    def _page_passes(self) -> None:
+        """Make the registered page passes on each page stored since (theirs included)."""
+        passes = page_passes() if self.context is not None else []
+        while self.observed:
+            observation = self.observed.pop(0)
+            for name, page_pass in passes:
+                try:
+                    page_pass(cast(RunContext, self.context), observation)
+                except RunTakenOver:
+                    raise
+                except Exception:
+                    logger.exception("Page pass %s failed on %s.", name, observation.url)
 
     def _beating(self, value: T) -> T:
         """Return `value` after keeping the heartbeat fresh (long form passes included)."""
@@ -373,6 +389,8 @@ class RunLoop:
         # The strategy judges a page when it observes it (xCrawl's validator), so it is
         # asked whether the page was relevant only after that.
         self.strategy.observe(observation)
+        if observation.body:
+            self.observed.append(observation)
         if self.strategy.accepts(observation):
             self.pending["relevant"] += 1
         if self.progress is not None:

@@ -4,6 +4,7 @@ a search form on a listing page."""
 from __future__ import annotations
 
 import json
+from urllib.parse import parse_qsl, urlsplit
 
 import lxml.html
 import pytest
@@ -155,3 +156,60 @@ def test_a_strategy_offering_nothing_never_ends_a_run_while_pages_are_known(monk
     assert run.stop_reason == "exhausted" and run.learned["explored"] >= len(paths)
     unfetched = Page.objects.filter(site=site, last_fetched_at__isnull=True)
     assert not unfetched.filter(depth__lte=3).exists()
+
+
+# --- A search form on a listing page ----------------------------------------------------------
+
+STORY_WORDS = ["harbour", "market", "museum"]
+
+
+def stories() -> dict[str, str]:
+    """Return 36 stories (slug -> headline), a third of them about the harbour."""
+    return {
+        f"s{i:03d}": f"The {STORY_WORDS[i % 3]} of town {i} changes its hours" for i in range(36)
+    }
+
+
+def listing_site(server: SiteServer) -> set[str]:
+    """Serve a database front end: a home page linking its table, whose page lists the three
+    newest rows and holds the only search form; return the paths of the harbour stories."""
+    rows = stories()
+
+    def table(request) -> None:
+        query = dict(parse_qsl(urlsplit(request.path).query)).get("_search", "")
+        shown = [s for s, t in rows.items() if query and query.lower() in t.lower()]
+        shown = shown if query else list(rows)[:3]
+        items = "".join(f'<li><a href="/db/stories/{s}">{rows[s]}</a></li>' for s in shown)
+        request.reply(
+            Response(
+                "<!doctype html><html lang='en'><head><title>stories</title></head><body>"
+                "<h1>stories: table</h1>"
+                '<form class="core" action="/db/stories" method="get">'
+                '<label for="_search">Search</label> '
+                '<input id="_search" type="search" name="_search"> '
+                "<label for='_sort'>Sort by</label> "
+                "<select id='_sort' name='_sort'><option value='id'>id</option></select> "
+                '<input type="submit" value="Apply"></form>'
+                f"<p>{len(rows)} rows</p><ul>{items}</ul></body></html>"
+            )
+        )
+
+    server.route("/db/stories", table)
+    server.html("/", hub("Town records", [("/db/stories", "stories"), ("/about", "About")]))
+    server.html("/about", article("About", "Records of the town kept since long ago."))
+    for slug, title in rows.items():
+        server.html(f"/db/stories/{slug}", article(title, f"{title}. The council said so."))
+    return {f"/db/stories/{s}" for s, t in rows.items() if "harbour" in t}
+
+
+@pytest.mark.slow
+def test_breadth_first_searches_a_form_found_on_a_listing_page(settings, harbour_topic):
+    settings.DEEPWEB_ENABLED = True
+    with SiteServer() as server:
+        hidden = listing_site(server)
+        site = make_site(server)
+        run = crawl(site, strategy="bfs", render_shells="off")
+        requested = set(server.paths())
+    assert "/db/stories?_search=harbour" in {p.replace("&_sort=id", "") for p in requested}
+    assert hidden <= requested, (run.stop_reason, sorted(requested))
+    assert run.stop_reason == "exhausted"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from crawler.conf import deepweb_settings
 from crawler.hiddenweb.runner import STATE, FormMemory, HiddenWebReport, search_site
 from crawler.run.passes import RunContext
 from crawler.sitesearch.analysis import Form, FormParseError, analyze_forms
@@ -32,6 +33,8 @@ def forms_pass(context: RunContext, observation: PageObservation) -> HiddenWebRe
     """
     memory = context.state.setdefault(STATE, FormMemory())
     if memory.pages >= FORM_PAGES or observation.url in memory.read:
+        return None
+    if not deepweb_settings().enabled:
         return None
     if not (observation.ok and _FORM_TAG.search(observation.body)):
         return None

@@ -88,6 +88,12 @@ class FormMemory:
     pages: int = 0  # fetched pages whose forms were searched (at most FORM_PAGES)
     deadline: float | None = None
 
+    def until(self, clock: Callable[[], float], settings: DeepWebSettings) -> float:
+        """Return the run's deadline for form work: its time share from the first call."""
+        if self.deadline is None:
+            self.deadline = clock() + crawler_settings().run_seconds * settings.time_share
+        return self.deadline
+
 
 @dataclass
 class HiddenWebReport:
@@ -138,12 +144,10 @@ def search_site(
     """Search the site's forms with every user's keywords; fetch and store what they find.
 
     `call` runs a coroutine on the run's fetching loop; `handle(page, fetched)` stores a
-    fetched result page (the run loop's handler; default `crawler.run.step.process`);
-    `budget()` says how many more pages the run may fetch; past `deadline` (a `clock()`
-    value, time.monotonic() by default; default: DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS
-    from now) no request is sent and the pass ends with what it has. `pages` (URL -> HTML
-    fetched by the crawl) are read instead of the seeds; `memory` carries the run's pages
-    read, forms searched and deadline from one call to the next.
+    result page (default `crawler.run.step.process`); `budget()` says how many more pages
+    the run may fetch; past `deadline` (a `clock()` value; default: DEEPWEB_TIME_SHARE of
+    CRAWLER_RUN_SECONDS from the `memory`'s first call) no request is sent. `pages` (URL ->
+    HTML the crawl fetched) are read instead of the seeds; `memory` carries a run's work.
     """
     settings = settings or deepweb_settings()
     if not settings.enabled:
@@ -153,10 +157,7 @@ def search_site(
     if not topic.queries:
         return HiddenWebReport(skipped="no keywords")
     memory = memory if memory is not None else FormMemory()
-    if deadline is None:
-        if memory.deadline is None:
-            memory.deadline = clock() + crawler_settings().run_seconds * settings.time_share
-        deadline = memory.deadline
+    deadline = memory.until(clock, settings) if deadline is None else deadline
     requester = Requester(
         backend, call, needs_browser=site.needs_browser, deadline=deadline, clock=clock
     )
@@ -173,11 +174,8 @@ def search_site(
     )
     try:
         report = runner.search(pages)
-        known = set(
-            Page.objects.filter(
-                site=site, url__in=list(runner.results), last_fetched_at__isnull=False
-            ).values_list("url", flat=True)
-        )
+        fetched = Page.objects.filter(site=site, last_fetched_at__isnull=False)
+        known = set(fetched.filter(url__in=list(runner.results)).values_list("url", flat=True))
         record_searches(site, run, report.forms, known=known, canonical=frontier.canonical)
         if settings.result_depth > 0:
             report.followed = _follow(site, frontier, runner.results, requester, handle, budget)

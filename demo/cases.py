@@ -8,8 +8,9 @@
   filter settings) as an offline library's home page does. The book (/library/book/) lists
   its chapters.
 - /db/: a database front end. Its home links the table; the table's page (/db/stories)
-  lists the five newest rows and holds the only search form (`_search`), as a Datasette
-  table page does; the other rows are linked from search results only.
+  lists the five newest rows and holds the only search form (`_search`, with a filter row
+  and a sort, as a Datasette table page does); the other rows are linked from search
+  results only.
 """
 
 from __future__ import annotations
@@ -147,6 +148,10 @@ def _table(search: str) -> str:
         '<form class="core" action="/db/stories" method="get">'
         '<label for="_search">Search:</label> '
         f'<input id="_search" type="search" name="_search" value="{escape(search)}"> '
+        '<div class="filter-row"><select name="_filter_column"><option value="">- column -'
+        '</option><option>title</option></select> <select name="_filter_op">'
+        '<option value="exact">=</option><option value="contains">contains</option></select> '
+        '<input type="text" name="_filter_value" placeholder="value"></div> '
         '<label for="_sort">Sort by</label> <select id="_sort" name="_sort">'
         '<option value="id" selected>id</option><option value="title">title</option></select> '
         '<input type="submit" value="Apply"></form>'

@@ -322,13 +322,15 @@ class CrawlRunAdmin(admin.ModelAdmin):
     @admin.display(description="Fetches spent on")
     def fetches_spent(self, run: CrawlRun) -> str:
         return format_html(
-            "hubs {} · posts {} · traps {} · duplicates {} ({}) · searches {}",
+            "hubs {} · posts {} · traps {} · duplicates {} ({}) · searches {} · "
+            "taken breadth-first when the strategy offered nothing {}",
             run.hub_fetches,
             run.post_fetches,
             run.trap_fetches,
             run.duplicate_fetches,
             _percent(run.duplicate_fetches, run.fetched),
             run.search_fetches,
+            (run.learned or {}).get("explored") or 0,
         )
 
     @admin.display(description="Learned terms")

@@ -145,7 +145,9 @@ class SeedsOnly(Strategy):
         return None
 
 
-def test_a_strategy_offering_nothing_never_ends_a_run_while_pages_are_known(monkeypatch):
+def test_a_strategy_offering_nothing_never_ends_a_run_while_pages_are_known(
+    monkeypatch, staff_client
+):
     monkeypatch.setitem(strategies_base._REGISTRY, SeedsOnly.name, SeedsOnly)
     with SiteServer() as server:
         paths = mirror(server, articles=5)
@@ -154,6 +156,12 @@ def test_a_strategy_offering_nothing_never_ends_a_run_while_pages_are_known(monk
         requested = set(server.paths())
     assert paths <= requested  # the last two are three links from the home page
     assert run.stop_reason == "exhausted" and run.learned["explored"] >= len(paths)
+    html = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[run.pk])).content
+    spent = lxml.html.document_fromstring(html.decode()).xpath(
+        "string(//div[contains(@class, 'field-fetches_spent')])"
+    )
+    explored = run.learned["explored"]
+    assert f"taken breadth-first when the strategy offered nothing {explored}" in spent
     unfetched = Page.objects.filter(site=site, last_fetched_at__isnull=True)
     assert not unfetched.filter(depth__lte=3).exists()
 

@@ -21,7 +21,7 @@ from crawler.strategies.base import PageObservation
 # Pages the crawl fetched (beyond the seeds and their search pages) whose search-like forms
 # are searched, per site and run.
 FORM_PAGES = 8
-_FORM_TAG = re.compile(rb"<form\b", re.I)
+_FORM_TAG = re.compile(rb"<form\b[^>]{0,2000}>", re.I)
 
 
 def forms_pass(context: RunContext, observation: PageObservation) -> HiddenWebReport | None:
@@ -36,8 +36,14 @@ def forms_pass(context: RunContext, observation: PageObservation) -> HiddenWebRe
         return None
     if not deepweb_settings().enabled:
         return None
-    if not (observation.ok and _FORM_TAG.search(observation.body)):
+    if not observation.ok:
         return None
+    # A header's search form repeats on every page: a page whose form tags were all judged
+    # before is not parsed again.
+    tags = set(_FORM_TAG.findall(observation.body))
+    if tags <= memory.tags:
+        return None
+    memory.tags |= tags
     html = observation.body.decode("utf-8", "replace")
     try:
         forms = analyze_forms(html, observation.url)

@@ -86,6 +86,7 @@ class FormMemory:
     read: set[str] = field(default_factory=set)  # pages whose forms were read
     done: set[str] = field(default_factory=set)  # form fingerprints searched or refused
     pages: int = 0  # fetched pages whose forms were searched (at most FORM_PAGES)
+    tags: set[bytes] = field(default_factory=set)  # <form ...> tags already judged on pages
     deadline: float | None = None
 
     def until(self, clock: Callable[[], float], settings: DeepWebSettings) -> float:

@@ -3,7 +3,8 @@
 Like real sites it also has what a crawler must not spend its budget on: an events calendar
 (/events/?date=...) whose next-day and next-month links go on for ever, and print copies of
 every article (/article/<slug>/print/, linked with tracking parameters) that name the
-article in rel=canonical.
+article in rel=canonical. Three more sites live under their own paths (`demo.cases`): an
+encyclopedia mirror, a script-built library and a database front end.
 
 Run: python -m demo [--port 8100] [--publish-every 180]
 """
@@ -21,7 +22,7 @@ from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from demo import archive, live
+from demo import archive, cases, live
 from demo.content import SECTIONS, Article, build_articles, utcnow
 
 PAGE_SIZE = 4
@@ -145,6 +146,8 @@ class Handler(BaseHTTPRequestHandler):
         path, query = parts.path, parse_qs(parts.query)
         if (answer := archive.get(path, query, layout)) is not None:
             return self.send(*answer)
+        if (case := cases.get(path, query)) is not None:
+            return self.send(*case)
         if (scripted := live.get(path, query, layout)) is not None:
             return self.send(*scripted)
         page = PAGES.get(path)

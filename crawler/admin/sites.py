@@ -322,13 +322,15 @@ class CrawlRunAdmin(admin.ModelAdmin):
     @admin.display(description="Fetches spent on")
     def fetches_spent(self, run: CrawlRun) -> str:
         return format_html(
-            "hubs {} · posts {} · traps {} · duplicates {} ({}) · searches {}",
+            "hubs {} · posts {} · traps {} · duplicates {} ({}) · searches {} · "
+            "taken breadth-first when the strategy offered nothing {}",
             run.hub_fetches,
             run.post_fetches,
             run.trap_fetches,
             run.duplicate_fetches,
             _percent(run.duplicate_fetches, run.fetched),
             run.search_fetches,
+            (run.learned or {}).get("explored") or 0,
         )
 
     @admin.display(description="Learned terms")
@@ -350,6 +352,7 @@ class CrawlRunAdmin(admin.ModelAdmin):
                 ", ".join(f"{a} → {b}" for a, b in (learned.get("host_aliases") or {}).items())
                 or "–",
             ),
+            ("Canonicals on other websites (kept, no copies)", _elsewhere(learned)),
         ]
         return format_html_join("", "<div><b>{}</b>: {}</div>", rows)
 
@@ -457,3 +460,13 @@ class PageAdmin(admin.ModelAdmin):
     @admin.display(description="Versions", ordering="version_total")
     def version_count(self, page: Page) -> int:
         return page.version_total
+
+
+def _elsewhere(learned: dict[str, object]) -> str:
+    """Return how many fetched pages named an original on another website, with examples."""
+    count = learned.get("foreign_canonical_count") or 0
+    if not count:
+        return "–"
+    pairs = learned.get("foreign_canonicals") or []
+    examples = "; ".join(f"{page} → {there}" for page, there in pairs)  # type: ignore[attr-defined]
+    return f"{count}: {examples}"

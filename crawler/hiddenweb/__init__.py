@@ -12,5 +12,6 @@ The site's search forms themselves (analysis, labels, safety, URL templates, the
 - `secondlevel`, `segments`: result links, keyword-query filter, URL deduplication;
 - `browser`, `requester`: submissions by HTTP or in the process's Chromium (`crawler.render`);
 - `session`, `store`: searching one form, and what is remembered of it;
-- `runner`: the run pass each crawl run makes (`search_pass`), or on its own (`search_now`).
+- `runner`: the run pass each crawl run makes (`search_pass`), or on its own (`search_now`);
+- `pageforms`: the page pass searching the forms of the pages a crawl fetches (`forms_pass`).
 """

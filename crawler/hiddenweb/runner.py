@@ -1,7 +1,9 @@
 """Hidden-web crawling inside a crawl run: search every user's keywords on a site's forms.
 
 `search_pass` is a run pass (`crawler.run.passes`, registered in crawler/apps.py): each crawl
-run calls `search_site` once, in the crawl thread, with the run's fetch backend:
+run calls `search_site` once, in the crawl thread, with the run's fetch backend; `forms_pass`,
+a page pass (`crawler.hiddenweb.pageforms`), calls it again for each page the crawl fetches
+that holds a search-like form not searched yet in the run (a listing, table or section page):
 
 1. The users' keywords (the site's topic's queries) become the LVS row "search"; without
    any the pass ends before its first request. The stored row is for admins to read: the
@@ -10,7 +12,9 @@ run calls `search_site` once, in the crawl thread, with the run's fetch backend:
 2. Each seed page's forms are analysed (He et al.: the main search form is on the home
    page for 99 of 100 sites), and so are the forms of the pages linked as searches
    ("Archive", "Advanced search", /search/advanced), up to SEARCH_PAGES of them: an
-   archive and its advanced search have pages of their own. Forms that change state are refused and recorded; the rest
+   archive and its advanced search have pages of their own; then the forms of every page the
+   crawl fetches that holds a search-like form (a text box, not refused), each form signature
+   once per run. Forms that change state are refused and recorded; the rest
    get visual labels from Chromium when the DOM leaves an element unlabelled, teach their
    finite domains to the LVS table, and are matched against it.
 3. Each submittable form is probed, then searched with the users' keywords as written,
@@ -18,8 +22,8 @@ run calls `search_site` once, in the crawl thread, with the run's fetch backend:
    (`crawler.hiddenweb.session`); every search is recorded for admins (`RunSearch`).
 4. Result links enter the frontier one level below the form's page and are fetched and
    analysed like any page, through the run loop's own handler when one is given.
-5. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS):
-   what it found and did not fetch waits in the frontier for the links crawl.
+5. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS from
+   the run's first pass): what it found and did not fetch waits in the frontier.
 """
 
 from __future__ import annotations
@@ -70,8 +74,26 @@ CANDIDATES_PER_SUBMISSION = 10
 # page and in all.
 SEARCH_PAGES_PER_PAGE = 3
 SEARCH_PAGES = 6
+STATE = "hidden-web"  # the passes' key in `RunContext.state` (a `FormMemory`)
 _SEARCH_LINK = re.compile(r"\b(advanced|search|archive|find)\b", re.I)
 _SEARCH_SEGMENT = re.compile(r"^(advanced[_-]?)?(search|archives?|find)([_-]?advanced)?$")
+
+
+@dataclass
+class FormMemory:
+    """What one run's hidden-web work has read: pages, form signatures, and its deadline."""
+
+    read: set[str] = field(default_factory=set)  # pages whose forms were read
+    done: set[str] = field(default_factory=set)  # form fingerprints searched or refused
+    pages: int = 0  # fetched pages whose forms were searched (at most FORM_PAGES)
+    tags: set[bytes] = field(default_factory=set)  # <form ...> tags already judged on pages
+    deadline: float | None = None
+
+    def until(self, clock: Callable[[], float], settings: DeepWebSettings) -> float:
+        """Return the run's deadline for form work: its time share from the first call."""
+        if self.deadline is None:
+            self.deadline = clock() + crawler_settings().run_seconds * settings.time_share
+        return self.deadline
 
 
 @dataclass
@@ -117,14 +139,16 @@ def search_site(
     deadline: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     run: CrawlRun | None = None,
+    pages: Mapping[str, str] | None = None,
+    memory: FormMemory | None = None,
 ) -> HiddenWebReport:
     """Search the site's forms with every user's keywords; fetch and store what they find.
 
     `call` runs a coroutine on the run's fetching loop; `handle(page, fetched)` stores a
-    fetched result page (the run loop's handler; default `crawler.run.step.process`);
-    `budget()` says how many more pages the run may fetch; past `deadline` (a `clock()`
-    value, time.monotonic() by default; default: DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS
-    from now) no request is sent and the pass ends with what it has.
+    result page (default `crawler.run.step.process`); `budget()` says how many more pages
+    the run may fetch; past `deadline` (a `clock()` value; default: DEEPWEB_TIME_SHARE of
+    CRAWLER_RUN_SECONDS from the `memory`'s first call) no request is sent. `pages` (URL ->
+    HTML the crawl fetched) are read instead of the seeds; `memory` carries a run's work.
     """
     settings = settings or deepweb_settings()
     if not settings.enabled:
@@ -133,8 +157,8 @@ def search_site(
     sync_keywords(topic.queries)
     if not topic.queries:
         return HiddenWebReport(skipped="no keywords")
-    if deadline is None:
-        deadline = clock() + crawler_settings().run_seconds * settings.time_share
+    memory = memory if memory is not None else FormMemory()
+    deadline = memory.until(clock, settings) if deadline is None else deadline
     requester = Requester(
         backend, call, needs_browser=site.needs_browser, deadline=deadline, clock=clock
     )
@@ -147,14 +171,12 @@ def search_site(
         language=topic.language,
         rng=rng or random.Random(),  # noqa: S311 (probe words, not secrets)
         now=now or timezone.now(),
+        memory=memory,
     )
     try:
-        report = runner.search()
-        known = set(
-            Page.objects.filter(
-                site=site, url__in=list(runner.results), last_fetched_at__isnull=False
-            ).values_list("url", flat=True)
-        )
+        report = runner.search(pages)
+        fetched = Page.objects.filter(site=site, last_fetched_at__isnull=False)
+        known = set(fetched.filter(url__in=list(runner.results)).values_list("url", flat=True))
         record_searches(site, run, report.forms, known=known, canonical=frontier.canonical)
         if settings.result_depth > 0:
             report.followed = _follow(site, frontier, runner.results, requester, handle, budget)
@@ -176,6 +198,7 @@ def search_pass(context: RunContext) -> HiddenWebReport:
         budget=context.budget,
         rng=context.rng,
         run=context.run,
+        memory=context.state.setdefault(STATE, FormMemory()),
     )
     if report.submissions:
         logger.info(
@@ -224,8 +247,10 @@ class _FormWork:
         language: str,
         rng: random.Random,
         now: datetime,
+        memory: FormMemory,
     ) -> None:
         self.site = site
+        self.memory = memory
         self.frontier = frontier
         self.requester = requester
         self.settings = settings
@@ -235,7 +260,7 @@ class _FormWork:
         self.now = now
         self.hosts = frozenset(site.host_list())
         self.report = HiddenWebReport()
-        self.done: set[str] = set()  # fingerprints searched this run (a header form repeats)
+        self.done = memory.done  # fingerprints searched this run (a header form repeats)
         self.results: dict[str, int] = {}  # canonical result URL -> depth
         # The site's search endpoints: their pages are searches, never results.
         self.endpoints: set[str] = set(
@@ -244,34 +269,30 @@ class _FormWork:
             .values_list("action", flat=True)
         )
 
-    def search(self) -> HiddenWebReport:
-        """Analyse and search the forms of every seed page and of its search pages."""
-        seeds = list(self.site.seeds())
+    def search(self, given: Mapping[str, str] | None = None) -> HiddenWebReport:
+        """Analyse and search the forms of every seed page and of its search pages, or of
+        the `given` pages (URL -> HTML) the crawl fetched."""
+        seeds = list(given or self.site.seeds())
         pages = list(seeds)
         read: set[str] = set()
         while pages:
             url = pages.pop(0)
             if self.requester.expired():
                 break
-            if url in read:
+            if url in read or url in self.memory.read:
                 continue
             read.add(url)
-            answer = self.requester.get(url)
-            if not answer.ok:
-                logger.info("Hidden web: %s could not be read (%s)", url, answer.error)
+            self.memory.read.add(url)
+            page = self._read(url, given)
+            if page is None:
                 continue
-            try:
-                forms = analyze_forms(answer.html, answer.url)
-            except FormParseError as exc:
-                logger.info("Hidden web: %s", exc)
-                continue
-            forms = self._labelled(forms, answer.html, answer.url)
-            links = page_links(answer.html, answer.url)
-            if len(read) + len(pages) < len(seeds) + SEARCH_PAGES:
+            html, url, forms = page
+            links = page_links(html, url)
+            if given is None and len(read) + len(pages) < len(seeds) + SEARCH_PAGES:
                 pages += _search_pages(links, self.hosts, read | set(pages))
             self.endpoints.update(f.action for f in forms if refusal(f) is None)
             context = FormContext(
-                boilerplate=boilerplate(answer.html, answer.url),
+                boilerplate=boilerplate(html, url),
                 known_links=frozenset(link.url for link in links),
                 hosts=self.hosts,
                 searches=frozenset(self.endpoints),
@@ -284,6 +305,25 @@ class _FormWork:
                     self._form(form, context, depth)
         self.report.result_urls = list(self.results)
         return self.report
+
+    def _read(
+        self, url: str, given: Mapping[str, str] | None
+    ) -> tuple[str, str, list[Form]] | None:
+        """Return a page's HTML, final URL and labelled forms (fetched unless `given`)."""
+        if given is not None and url in given:
+            html = given[url]
+        else:
+            answer = self.requester.get(url)
+            if not answer.ok:
+                logger.info("Hidden web: %s could not be read (%s)", url, answer.error)
+                return None
+            html, url = answer.html, answer.url
+        try:
+            forms = analyze_forms(html, url)
+        except FormParseError as exc:
+            logger.info("Hidden web: %s", exc)
+            return None
+        return html, url, self._labelled(forms, html, url)
 
     def _labelled(self, forms: list[Form], html: str, url: str) -> list[Form]:
         """Give unlabelled elements of forms worth filling their visual labels."""

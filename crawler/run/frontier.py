@@ -112,6 +112,17 @@ class Frontier:
             return "depth"
         return trap or self.shapes.refusal(url)
 
+    def in_scope(self, url: str) -> bool:
+        """Tell whether `url` is a page of this site the crawl could fetch (depth aside).
+
+        A URL on another website, excluded, or no HTML page is out of scope: a page naming
+        it as its original (rel=canonical) is no copy of anything this crawl reaches.
+        """
+        try:
+            return self.refusal(self.canonical(url)) not in _OUT_OF_SCOPE
+        except urltools.BadURL:
+            return False
+
     def _judge(self, url: str) -> tuple[str | None, str | None]:
         """Return what the URL alone says: (out of scope, why; trap-shaped, why)."""
         if urlsplit(url).scheme not in {"http", "https"}:
@@ -455,6 +466,7 @@ class Frontier:
 
 HUBS, NEW, DUE = "hubs", "new", "due"
 _HUBS_QUIET = timedelta(seconds=1)  # how long an empty hub band is not asked again
+_OUT_OF_SCOPE = frozenset({"scheme", "off-site", "excluded", "not_html"})  # see `_judge`
 _CANONICAL_KEPT = 50_000  # URLs whose canonical form a run remembers
 _CREATED_KEPT = 20_000  # new pages a run keeps in memory until it hands them out
 _IDS_RESERVED = 256  # page ids reserved at a time

@@ -21,7 +21,10 @@ earlier ones are stored.
 4. Stop on the page budget, the strategy's stop reason, the run time cap, a host asking
    us to keep away longer than a fetch waits (429/503 Retry-After: "backoff", and the site's
    next crawl moves past the wait), or an empty frontier ("exhausted"); close the run with
-   that reason.
+   that reason. A strategy that offers nothing while nothing is in flight (xCrawl with no
+   evidence left to rank by) does not end the run while admissible pages are known: the
+   frontier's breadth-first order takes over (`explored` on the run's record), so
+   "exhausted" means that no page of the site within depth is left to fetch.
 """
 
 from __future__ import annotations
@@ -54,7 +57,7 @@ from crawler.run import step
 from crawler.run.claims import beat, finish_run, start_run
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
-from crawler.run.passes import RunContext, run_passes
+from crawler.run.passes import RunContext, page_passes, run_passes
 from crawler.store.held import HeldBatch
 from crawler.store.pages import error_text
 from crawler.strategies import PageObservation, Strategy, get_strategy
@@ -198,6 +201,9 @@ class RunLoop:
         self.progress = progress
         self.pending: Counter[str] = Counter()
         self.fetched = 0
+        self.explored = 0  # URLs taken breadth-first because the strategy offered none
+        self.context: RunContext | None = None  # what run passes see (`_search_forms`)
+        self.observed: list[PageObservation] = []  # stored pages the page passes await
         self.last_beat = time.monotonic()
         self.deferred: float | None = None  # longest wait a host asked for (Retry-After)
         self.deferred_why = ""
@@ -244,7 +250,7 @@ class RunLoop:
                     budget - self.fetched - len(in_flight),
                 )
                 if room >= batch or (room > 0 and not in_flight):
-                    for page in self._next_pages(room):
+                    for page in self._next_pages(room, idle=not in_flight):
                         in_flight[loop.submit(self._fetch(fetcher, page))] = page
                 if not in_flight:
                     reason = "exhausted"
@@ -259,6 +265,7 @@ class RunLoop:
                 for page, (fetched, ahead) in done:
                     self._handle(page, fetched, ahead, stored)
             self._beat()
+            self._page_passes()
 
     async def _fetch(self, fetcher: FetchBackend, page: Page) -> tuple[FetchResult, Ahead | None]:
         """Fetch (and render) a page; analyse it as soon as it arrives if it is new.
@@ -281,7 +288,7 @@ class RunLoop:
 
     def _search_forms(self, loop: LoopThread, fetcher: FetchBackend, budget: int) -> None:
         """Make the registered run passes (hidden-web form search among them), in order."""
-        context = RunContext(
+        context = self.context = RunContext(
             site=self.site,
             frontier=self.frontier,
             backend=fetcher,
@@ -301,6 +308,19 @@ class RunLoop:
                 # A fault in one pass must not cost the site its crawl; the log keeps it.
                 logger.exception("Run pass %s failed on %s; the crawl goes on.", name, self.site)
 
+    def _page_passes(self) -> None:
+        """Make the registered page passes on each page stored since (theirs included)."""
+        passes = page_passes() if self.context is not None else []
+        while self.observed:
+            observation = self.observed.pop(0)
+            for name, page_pass in passes:
+                try:
+                    page_pass(cast(RunContext, self.context), observation)
+                except RunTakenOver:
+                    raise
+                except Exception:
+                    logger.exception("Page pass %s failed on %s.", name, observation.url)
+
     def _beating(self, value: T) -> T:
         """Return `value` after keeping the heartbeat fresh (long form passes included)."""
         self._beat()
@@ -317,8 +337,12 @@ class RunLoop:
             return "time-limit"
         return self.strategy.stop_reason() or ""
 
-    def _next_pages(self, limit: int) -> list[Page]:
+    def _next_pages(self, limit: int, *, idle: bool = False) -> list[Page]:
         urls = self.strategy.next_urls(limit)[:limit]
+        if not urls and idle:
+            # Nothing in flight can show the strategy more: explore rather than stop.
+            urls = self.frontier.next_batch(limit)
+            self.explored += len(urls)
         if not urls:
             return []
         self.frontier.take(urls)
@@ -350,6 +374,8 @@ class RunLoop:
             batch=batch,
         )
         observation = outcome.observation
+        if observation.url != page.url:
+            observation.requested = page.url  # the content came under another address
         self.frontier.done(page.url)
         if outcome.deferred is not None and observation.error is not None:
             self.deferred = max(self.deferred or 0.0, outcome.deferred)
@@ -363,6 +389,8 @@ class RunLoop:
         # The strategy judges a page when it observes it (xCrawl's validator), so it is
         # asked whether the page was relevant only after that.
         self.strategy.observe(observation)
+        if observation.body:
+            self.observed.append(observation)
         if self.strategy.accepts(observation):
             self.pending["relevant"] += 1
         if self.progress is not None:
@@ -379,6 +407,7 @@ class RunLoop:
             **self.strategy.learned(),
             **self.frontier.shapes.judged(),
             "host_aliases": dict(sorted(self.frontier.aliases.items())),
+            "explored": self.explored,
         }
         CrawlRun.objects.filter(id=self.run.id).update(learned=learned)
         self.run.learned = learned

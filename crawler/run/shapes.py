@@ -10,11 +10,15 @@ catch what a URL alone gives away; these judgements catch what only the answers 
    date), the shape is an endless generated space (a calendar, a date-paged archive
    without content, faceted filters). Its later URLs are refused, and every fetch spent
    on it counts as a trap fetch.
-2. Copy: a page whose rel=canonical names another URL is a duplicate fetch; once
+2. Copy: a page whose rel=canonical names another page of the site (on its own origins,
+   or its production host, mapped) is a duplicate fetch; once
    `COPY_PROBE` pages of a shape (one for a view: /print/, /amp/) pointed elsewhere and
    none named itself, the shape is a family of copies (print views, AMP pages, session
    URLs) and is refused. A page of a paginated list naming the list's first page is no
-   copy (many sites do it by mistake).
+   copy (many sites do it by mistake). A canonical on another website (a mirror's article
+   naming the encyclopedia, a syndicated story naming its agency) names no page this crawl
+   could fetch instead: the page is the site's content, never a copy. Such canonicals are
+   recorded for the run (`elsewhere`), and nothing is refused for them.
 3. Suspect shapes (with a query, or a view of a page) are probed with one page before
    more of them are handed out (`unproven`).
 """
@@ -32,6 +36,7 @@ TRAP_EMPTY_SHARE = 0.8  # share of empty pages that makes it a trap
 COPY_PROBE = 2  # copies pointing elsewhere before the shape is refused
 # A shape ending in a view of a page (/x/print/): one copy confirms what the URL says.
 VIEW_SEGMENTS = frozenset({"print", "printable", "amp", "mobile", "m", "embed", "preview"})
+FOREIGN_KEPT = 20  # canonicals on another website kept per run as examples for admins
 SAME_TEXT = 0.85  # shared words / words of the smaller page: "the same page, another date"
 _WORD = re.compile(r"[^\W\d_]{2,}", re.UNICODE)
 
@@ -57,6 +62,15 @@ class ShapeWatch:
         self.seen: set[str] = set()  # link targets seen on fetched pages in this run
         self.trap_fetches = 0
         self.duplicate_fetches = 0
+        # Pages whose canonical names a URL on another website: (page, canonical) examples.
+        self.foreign: list[tuple[str, str]] = []
+        self.foreign_count = 0
+
+    def elsewhere(self, url: str, canonical: str) -> None:
+        """Note a page whose rel=canonical names a URL outside the site (no copy)."""
+        self.foreign_count += 1
+        if len(self.foreign) < FOREIGN_KEPT:
+            self.foreign.append((url, canonical))
 
     def unproven(self, url: str) -> bool:
         """Tell whether the URL's shape may be a trap or a copy and none of it was fetched yet.
@@ -94,7 +108,7 @@ class ShapeWatch:
         `text` is the page's visible text (None when it has none), `informative` whether
         the analyzer called it an information page (an article is never empty), `links` its
         outgoing link URLs, `canonical` the URL its rel=canonical names (mapped and
-        canonicalised), None without one.
+        canonicalised) when it is a page of the site, None without one (see `elsewhere`).
         """
         shape = url_shape(url)
         record = self.shapes.setdefault(shape, ShapeRecord())
@@ -134,11 +148,13 @@ class ShapeWatch:
         self.duplicate_fetches += duplicates
         return traps, duplicates
 
-    def judged(self) -> dict[str, list[str]]:
-        """Return the shapes judged traps and copies, for the run's record."""
+    def judged(self) -> dict[str, object]:
+        """Return the shapes judged traps and copies and the canonicals elsewhere, for the run."""
         return {
             "trap_shapes": sorted(s for s, r in self.shapes.items() if r.trap),
             "copy_shapes": sorted(s for s, r in self.shapes.items() if r.copy),
+            "foreign_canonicals": [list(pair) for pair in self.foreign],
+            "foreign_canonical_count": self.foreign_count,
         }
 
 

@@ -356,6 +356,10 @@ def _judge_shape(
     """Count the fetch as a hub or post, and as a trap or duplicate once its shape is judged."""
     analysis = extracted.analysis
     text = (getattr(analysis, "text", "") or getattr(analysis, "main_text", "")) or None
+    if declared is not None and not frontier.in_scope(declared):
+        # An original on another website: the page is this site's content, not a copy.
+        frontier.shapes.elsewhere(page.url, declared)
+        declared = None
     traps, duplicates = frontier.shapes.observe(
         page.url,
         text=text,

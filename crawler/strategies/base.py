@@ -6,8 +6,9 @@ A strategy is a small object living for one crawl run. The loop (`crawler.run.lo
    from the persisted frontier, `crawler.run.frontier.Frontier`, or from URLs it learnt itself);
 2. fetches, analyses and stores each page, then calls `strategy.observe(observation)`;
 3. counts the page as relevant (harvest rate) when `strategy.accepts(observation)`;
-4. stops when the page budget is spent, when `strategy.stop_reason()` returns a reason, or when
-   `next_urls` returns nothing (stop reason "exhausted").
+4. stops when the page budget is spent or when `strategy.stop_reason()` returns a reason; when
+   `next_urls` returns nothing while no fetch is in flight, the loop takes the frontier's
+   breadth-first order instead, and stops ("exhausted") only when that is empty too.
 
 New links seen on a page are already in the frontier (with their depth) before `observe` runs.
 `next_urls` must return URLs the frontier knows: a strategy that invents URLs (a form
@@ -80,6 +81,9 @@ class PageObservation:
     # The links to other pages of the page's own paginated list, which keep its depth
     # (None: not worked out; `pager_links` works them out from `links`).
     pagers: frozenset[str] | None = None
+    # The URL handed out when the content came under another address (a redirect, or a
+    # script that gave the page a new address while it was rendered); None otherwise.
+    requested: str | None = None
 
     def pager_links(self) -> frozenset[str]:
         """Return the links to other pages of this page's paginated list."""

@@ -7,10 +7,19 @@ from pathlib import Path
 
 import pytest
 
+from crawler.hiddenweb.pageforms import forms_pass
 from crawler.hiddenweb.runner import search_pass
 from crawler.models import CrawlRun
 from crawler.run.loop import crawl
-from crawler.run.passes import RunContext, register_run_pass, run_passes, unregister_run_pass
+from crawler.run.passes import (
+    RunContext,
+    page_passes,
+    register_page_pass,
+    register_run_pass,
+    run_passes,
+    unregister_page_pass,
+    unregister_run_pass,
+)
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import make_site, news_site
 
@@ -39,6 +48,34 @@ def registered():
 
 def test_the_crawler_registers_the_hidden_web_pass():
     assert ("hidden-web", search_pass) in run_passes()
+    assert ("hidden-web", forms_pass) in page_passes()
+
+
+@pytest.mark.django_db
+def test_a_page_pass_sees_every_stored_page_once_and_keeps_its_state_for_the_run(
+    server, settings, caplog
+):
+    settings.DEEPWEB_ENABLED = False
+    paths = news_site(server)
+    seen: list[str] = []
+
+    def spy(context: RunContext, observation) -> None:
+        context.state.setdefault("spy", []).append(observation.url)
+        seen[:] = context.state["spy"]
+
+    def broken(context: RunContext, observation) -> None:
+        raise ValueError("broken page pass")
+
+    register_page_pass("broken", broken)
+    register_page_pass("spy", spy)
+    try:
+        run = crawl(make_site(server), render_shells="off")
+    finally:
+        unregister_page_pass("broken")
+        unregister_page_pass("spy")
+    assert run.status == CrawlRun.Status.FINISHED
+    assert sorted(seen) == sorted({server.url(p) for p in ["/", "/world", "/sport", *paths]})
+    assert "Page pass broken failed" in caplog.text
 
 
 @pytest.mark.django_db

@@ -182,6 +182,11 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
     def observe(self, observation: PageObservation) -> None:
         if not self.focused:
             return
+        if observation.requested is not None:
+            # Handed out under this address: no longer pending, never to hand out again.
+            asked = self.graph.node(observation.requested)
+            self._pending.pop(asked, None)
+            self.blocked.add(asked)
         self._pending.pop(self.graph.node(observation.url), None)
         node = self.graph.node(observation.url)
         self.blocked.add(node)

@@ -67,7 +67,12 @@ _ADDRESS = re.compile(r"^\S*(?:https?://|www\.)\S*$", re.IGNORECASE)
 
 
 def best_run(
-    page: Page, container: Node, chrome: set[int], teasers: set[int], prose: int
+    page: Page,
+    container: Node,
+    chrome: set[int],
+    teasers: set[int],
+    prose: int,
+    titles: frozenset[int] = frozenset(),
 ) -> list[Block]:
     """Return the article's blocks: the best run inside the container, extended to the
     article's own blocks around it, cleaned.
@@ -88,10 +93,11 @@ def best_run(
 
     prose is the container's prose; without PROSE_FLOOR characters of it the page has no
     article, and its short blocks (an address, opening hours, a list) are its content.
+    titles are the headings that link to the page itself: subheadings, not links away.
     """
     scope = _scope(container)
     candidates, weights, dropped, hubs, inside = _candidates(
-        page, container, scope, chrome, teasers, prose
+        page, container, scope, chrome, teasers, prose, titles
     )
     if not inside:
         return []
@@ -116,7 +122,13 @@ def best_run(
 
 
 def _candidates(
-    page: Page, container: Node, scope: Node, chrome: set[int], teasers: set[int], prose: int
+    page: Page,
+    container: Node,
+    scope: Node,
+    chrome: set[int],
+    teasers: set[int],
+    prose: int,
+    titles: frozenset[int],
 ) -> tuple[list[Block], list[int], set[int], set[int], list[int]]:
     """Return the scope's blocks that may join the run and their weights, with the positions
     among them of the blocks dropped, of hubs and of those inside the container (step 1)."""
@@ -130,9 +142,12 @@ def _candidates(
             continue
         if block.heading == 1 or _AD_LABEL.match(block.text):
             continue
-        weight, keep, hub = _weigh(
-            block, block.index in chrome, block.index in teasers, prose >= PROSE_FLOOR
-        )
+        if block.index in titles:
+            weight, keep, hub = 0, True, False  # a heading, though a link to the page
+        else:
+            weight, keep, hub = _weigh(
+                block, block.index in chrome, block.index in teasers, prose >= PROSE_FLOOR
+            )
         position = len(candidates)
         if not keep:
             dropped.add(position)

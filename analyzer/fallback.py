@@ -178,12 +178,17 @@ def _by_sentences(
 ) -> list[Block]:
     """Return the run inside the element that ends the most sentences, when it ends
     SENTENCE_RATIO times more than the run."""
+    readable = [
+        block
+        for block in page.blocks
+        if block.prose and block.index not in chrome and block.index not in teasers
+    ]
+    if len(readable) <= len(blocks) and {b.index for b in readable} <= {b.index for b in blocks}:
+        return []  # the run holds all the page's paragraphs: nothing else to read
     ends: dict[int, int] = {}
     holder: dict[int, Node] = {}
     counted: dict[int, int] = {}
-    for block in page.blocks:
-        if not block.prose or block.index in chrome or block.index in teasers:
-            continue
+    for block in readable:
         parent = block.owner.parent or block.owner
         counted[block.index] = sentences(block.text)
         ends[parent.index] = ends.get(parent.index, 0) + counted[block.index]

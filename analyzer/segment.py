@@ -80,7 +80,8 @@ def best_run(
     1. Every block inside the scope (the container's ancestor SCOPE_LEVELS up, or the
        <article> or <main> around it if that is higher: where an article's lead, table or
        second half sits beside the body's element) gets a weight; the h1 headline and
-       advertisement labels are left out.
+       advertisement labels are left out, and so are the short lines that label a hub
+       just after them ("Explore further").
     2. An interruption (blocks that add nothing, in a row) between two blocks of the same
        text style that holds no hub costs at most INTERRUPTION_CAP: ads, figures, pull
        quotes and newsletter boxes do not cut an article in two, a list of other articles
@@ -101,6 +102,7 @@ def best_run(
     )
     if not inside:
         return []
+    dropped.update(_labels(candidates, weights, hubs))
     _bridge(candidates, weights, hubs)
     low, high = inside[0], inside[-1] + 1
     start, end = _max_segment(weights[low:high])
@@ -158,6 +160,19 @@ def _candidates(
         candidates.append(block)
         weights.append(weight)
     return candidates, weights, dropped, hubs, inside
+
+
+def _labels(blocks: list[Block], weights: list[int], hubs: set[int]) -> set[int]:
+    """Return the positions of the short lines that label a hub just after them
+    ("Explore further", "Read also"): they belong to the links, not to the text."""
+    labels = set()
+    for hub in hubs:
+        position = hub - 1
+        if position >= 0 and position not in hubs and weights[position] < 0:
+            block = blocks[position]
+            if not block.prose and not block.heading and not block.links:
+                labels.add(position)
+    return labels
 
 
 def _edges(blocks: list[Block], dropped: set[int], start: int, end: int) -> tuple[int, int]:

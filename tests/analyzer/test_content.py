@@ -127,3 +127,16 @@ def test_a_review_title_linking_to_its_own_page_stays_with_its_review() -> None:
         f"<p>{PARAGRAPHS[0]} {PARAGRAPHS[1]}</p></section></main></body></html>"
     )
     assert analyze(html, URL).main_text.startswith("Changed my life\n\n")
+
+
+def test_the_label_of_a_link_after_the_article_is_left_out() -> None:
+    body = "".join(f"<p>{text}</p>" for text in PARAGRAPHS)
+    html = (
+        f"<html><body><article><h1>Council backs solar subsidies</h1><div>{body}"
+        '<p class="explore">Explore further</p><div class="explore-links">'
+        '<a href="/news/2023/solar-plan-fails">Last year\'s solar plan failed in the council</a>'
+        f"</div><p>{PARAGRAPHS[0]}</p></div></article></body></html>"
+    )
+    text = analyze(html, URL).main_text
+    assert "Explore further" not in text
+    assert text.startswith(ARTICLE)

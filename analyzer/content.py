@@ -9,12 +9,16 @@ General rules only, no site lists:
    figure, dialog elements, chrome roles, or classes and ids that name chrome
    (markup.names_chrome) are chrome, unless that element holds most of the page's prose,
    wraps an <article> or <main> that holds most of its own, or is a figure of a table.
+   So are link blocks whose links all jump within the page (a table of contents); a
+   heading that links to the page itself is a heading, not a link away.
 3. Container: every prose block (markup.is_prose) outside chrome and teasers credits its
    ancestors with its length. From <body>, descend into the child holding the most credit
    while it holds at least CONTAINER_SHARE of the page's credit.
 4. Blocks: analyzer.segment cuts the article's blocks out of the container and its
    surroundings (the best run, merged across interruptions, extended to the lead, the
    tables and lists beside it, cleaned).
+5. Fallbacks: when that run is empty or a crumb of what the page's article markup or its
+   sentence-richest element holds, analyzer.fallback reads the page again.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from analyzer.fallback import recover
 from analyzer.markup import ARTICLE_TAGS
 from analyzer.segment import best_run
 from analyzer.walk import Anchor, Block, Node, Page
@@ -75,7 +80,8 @@ def find_content(page: Page, same_page: Callable[[str], bool] | None = None) -> 
         return Content(None)
     teasers = find_teasers(page, same_page)
     teaser_blocks = _teaser_blocks(page, teasers)
-    chrome = _chrome_blocks(page, body)
+    in_page, titles = _links_to_itself(page, same_page)
+    chrome = _chrome_blocks(page, body) | in_page
     credit = [0] * len(page.nodes)
     for block in page.blocks:
         if block.index in chrome or block.index in teaser_blocks or not block.prose:
@@ -85,7 +91,8 @@ def find_content(page: Page, same_page: Callable[[str], bool] | None = None) -> 
             credit[node.index] += block.chars
             node = node.parent
     container = _descend(page, body, credit)
-    blocks = best_run(page, container, chrome, teaser_blocks, credit[container.index])
+    blocks = best_run(page, container, chrome, teaser_blocks, credit[container.index], titles)
+    blocks = recover(page, container, blocks, chrome, teaser_blocks)
     return Content(container, blocks, teasers, chrome, credit[body.index], credit[container.index])
 
 
@@ -158,6 +165,30 @@ def _anchors_by_block(page: Page) -> dict[int, list[Anchor]]:
         if anchor.block is not None:
             grouped.setdefault(anchor.block.index, []).append(anchor)
     return grouped
+
+
+def _links_to_itself(
+    page: Page, same_page: Callable[[str], bool] | None
+) -> tuple[set[int], frozenset[int]]:
+    """Return the indexes of link blocks whose every link points at the page itself: those
+    that jump within it (a table of contents: navigation, no hub that ends the article),
+    and the headings among the others (a review's or a post's own title, linked)."""
+    if same_page is None:
+        return set(), frozenset()
+    jumps: set[int] = set()
+    titles: set[int] = set()
+    for index, anchors in _anchors_by_block(page).items():
+        block = page.blocks[index]
+        if block.link_chars * 2 <= block.chars:
+            continue
+        if all(
+            anchor.href.strip().startswith("#") or ("#" in anchor.href and same_page(anchor.href))
+            for anchor in anchors
+        ):
+            jumps.add(index)
+        elif block.heading and all(same_page(anchor.href) for anchor in anchors):
+            titles.add(index)
+    return jumps, frozenset(titles)
 
 
 def _chrome_blocks(page: Page, body: Node) -> set[int]:

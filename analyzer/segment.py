@@ -67,7 +67,12 @@ _ADDRESS = re.compile(r"^\S*(?:https?://|www\.)\S*$", re.IGNORECASE)
 
 
 def best_run(
-    page: Page, container: Node, chrome: set[int], teasers: set[int], prose: int
+    page: Page,
+    container: Node,
+    chrome: set[int],
+    teasers: set[int],
+    prose: int,
+    titles: frozenset[int] = frozenset(),
 ) -> list[Block]:
     """Return the article's blocks: the best run inside the container, extended to the
     article's own blocks around it, cleaned.
@@ -75,7 +80,8 @@ def best_run(
     1. Every block inside the scope (the container's ancestor SCOPE_LEVELS up, or the
        <article> or <main> around it if that is higher: where an article's lead, table or
        second half sits beside the body's element) gets a weight; the h1 headline and
-       advertisement labels are left out.
+       advertisement labels are left out, and so are the short lines that label a hub
+       just after them ("Explore further").
     2. An interruption (blocks that add nothing, in a row) between two blocks of the same
        text style that holds no hub costs at most INTERRUPTION_CAP: ads, figures, pull
        quotes and newsletter boxes do not cut an article in two, a list of other articles
@@ -88,13 +94,15 @@ def best_run(
 
     prose is the container's prose; without PROSE_FLOOR characters of it the page has no
     article, and its short blocks (an address, opening hours, a list) are its content.
+    titles are the headings that link to the page itself: subheadings, not links away.
     """
     scope = _scope(container)
     candidates, weights, dropped, hubs, inside = _candidates(
-        page, container, scope, chrome, teasers, prose
+        page, container, scope, chrome, teasers, prose, titles
     )
     if not inside:
         return []
+    dropped.update(_labels(candidates, weights, hubs))
     _bridge(candidates, weights, hubs)
     low, high = inside[0], inside[-1] + 1
     start, end = _max_segment(weights[low:high])
@@ -116,7 +124,13 @@ def best_run(
 
 
 def _candidates(
-    page: Page, container: Node, scope: Node, chrome: set[int], teasers: set[int], prose: int
+    page: Page,
+    container: Node,
+    scope: Node,
+    chrome: set[int],
+    teasers: set[int],
+    prose: int,
+    titles: frozenset[int],
 ) -> tuple[list[Block], list[int], set[int], set[int], list[int]]:
     """Return the scope's blocks that may join the run and their weights, with the positions
     among them of the blocks dropped, of hubs and of those inside the container (step 1)."""
@@ -130,9 +144,12 @@ def _candidates(
             continue
         if block.heading == 1 or _AD_LABEL.match(block.text):
             continue
-        weight, keep, hub = _weigh(
-            block, block.index in chrome, block.index in teasers, prose >= PROSE_FLOOR
-        )
+        if block.index in titles:
+            weight, keep, hub = 0, True, False  # a heading, though a link to the page
+        else:
+            weight, keep, hub = _weigh(
+                block, block.index in chrome, block.index in teasers, prose >= PROSE_FLOOR
+            )
         position = len(candidates)
         if not keep:
             dropped.add(position)
@@ -143,6 +160,19 @@ def _candidates(
         candidates.append(block)
         weights.append(weight)
     return candidates, weights, dropped, hubs, inside
+
+
+def _labels(blocks: list[Block], weights: list[int], hubs: set[int]) -> set[int]:
+    """Return the positions of the short lines that label a hub just after them
+    ("Explore further", "Read also"): they belong to the links, not to the text."""
+    labels = set()
+    for hub in hubs:
+        position = hub - 1
+        if position >= 0 and position not in hubs and weights[position] < 0:
+            block = blocks[position]
+            if not block.prose and not block.heading and not block.links:
+                labels.add(position)
+    return labels
 
 
 def _edges(blocks: list[Block], dropped: set[int], start: int, end: int) -> tuple[int, int]:

@@ -102,3 +102,41 @@ def test_hidden_elements_are_not_text() -> None:
 
 def test_the_article_page_helper_gives_the_article() -> None:
     assert analyze(article_page(), URL).main_text == ARTICLE
+
+
+def test_a_table_of_contents_between_the_lead_and_the_body_keeps_both() -> None:
+    contents = "".join(
+        f'<li><a href="{URL}#part-{n}">Part {n}: what the plan means for you</a></li>'
+        for n in range(1, 7)
+    )
+    html = (
+        f"<html><body><article><h1>Council backs solar subsidies</h1><p>{PARAGRAPHS[0]}</p>"
+        f'<ul class="toc">{contents}</ul>'
+        + "".join(f"<p>{text}</p>" for text in PARAGRAPHS[1:])
+        + "</article></body></html>"
+    )
+    text = analyze(html, URL).main_text
+    assert text == ARTICLE
+    assert "Part 1" not in text
+
+
+def test_a_review_title_linking_to_its_own_page_stays_with_its_review() -> None:
+    html = (
+        f"<html><body><main><section class='review'><div class='name'>Mrs H Pyke</div>"
+        f'<h2 class="review-title"><a href="{URL}">Changed my life</a></h2>'
+        f"<p>{PARAGRAPHS[0]} {PARAGRAPHS[1]}</p></section></main></body></html>"
+    )
+    assert analyze(html, URL).main_text.startswith("Changed my life\n\n")
+
+
+def test_the_label_of_a_link_after_the_article_is_left_out() -> None:
+    body = "".join(f"<p>{text}</p>" for text in PARAGRAPHS)
+    html = (
+        f"<html><body><article><h1>Council backs solar subsidies</h1><div>{body}"
+        '<p class="explore">Explore further</p><div class="explore-links">'
+        '<a href="/news/2023/solar-plan-fails">Last year\'s solar plan failed in the council</a>'
+        f"</div><p>{PARAGRAPHS[0]}</p></div></article></body></html>"
+    )
+    text = analyze(html, URL).main_text
+    assert "Explore further" not in text
+    assert text.startswith(ARTICLE)

@@ -77,8 +77,8 @@ typecheck: $(STAMP)
 migrations-check: $(STAMP)
 	$(PY) manage.py makemigrations --check --dry-run
 
-BENCHMARKS := analyzer_extraction analyzer_robustness matching crawl_throughput focused_recall \
-              hidden_web web_load freshness
+BENCHMARKS := analyzer_extraction analyzer_robustness matching patterns crawl_throughput \
+              focused_recall hidden_web web_load freshness
 
 bench: install services
 	@for b in $(BENCHMARKS); do echo "== bench/$$b.py"; $(TEST_ENV) $(PY) bench/$$b.py || exit 1; done

@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.core import serializers
 from django.core.management.color import no_style
+from django.core.serializers.base import DeserializationError
 from django.db import connections, models, transaction
 from django.db.backends.base.base import BaseDatabaseWrapper
 
@@ -36,7 +37,7 @@ def read_manifest(zipped: zipfile.ZipFile) -> dict[str, Any]:
         manifest = json.loads(zipped.read(archive.MANIFEST))
     except (KeyError, ValueError) as exc:
         raise archive.BackupError(f"Not a Webclip backup (no readable manifest): {exc}") from None
-    if manifest.get("format") != archive.FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") != archive.FORMAT:
         raise archive.BackupError("Not a Webclip backup: its manifest names another format.")
     if manifest.get("version") != archive.VERSION:
         raise archive.BackupError(
@@ -55,16 +56,27 @@ def restore(path: Path, *, using: str = "default", mailbox: bool = False) -> Res
     4. With mailbox, write the archive's mailbox files into EMAIL_FILE_PATH.
     """
     connection = connections[using]
-    with zipfile.ZipFile(path) as zipped:
+    try:
+        zipped = zipfile.ZipFile(path)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise archive.BackupError(f"Cannot read {path} as a backup: {exc}") from None
+    with zipped:
         manifest = read_manifest(zipped)
         check_state(manifest, connection)
         result = Restored()
         ordered = archive.dumped_models()
+        expected = {table["model"]: table["rows"] for table in manifest["tables"]}
         with transaction.atomic(using=using):
             tables = [model._meta.db_table for model in ordered]
             _empty(connection, tables)
             for model in ordered:
-                result.rows[model._meta.label_lower] = _load(zipped, model, using)
+                label = model._meta.label_lower
+                result.rows[label] = _load(zipped, model, using)
+                if result.rows[label] != expected[label]:  # rolled back with the rest
+                    raise archive.BackupError(
+                        f"The backup is damaged: {label} holds {result.rows[label]} rows, "
+                        f"its manifest says {expected[label]}. Nothing was changed."
+                    )
             connection.check_constraints(table_names=tables)
             resets = connection.ops.sequence_reset_sql(no_style(), ordered)
             if resets:
@@ -120,14 +132,26 @@ def _load(zipped: zipfile.ZipFile, model: type[models.Model], using: str) -> int
     """Insert one table's rows from the archive in batches; return how many."""
     count = 0
     batch: list[models.Model] = []
-    with zipped.open(archive.table_file(model)) as raw:
+    try:
+        member = zipped.open(archive.table_file(model))
+    except KeyError:
+        raise archive.BackupError(
+            f"The backup is damaged: it lacks {archive.table_file(model)}. Nothing was changed."
+        ) from None
+    with member as raw:
         text = io.TextIOWrapper(raw, encoding="utf-8")
-        for item in serializers.deserialize(archive.SERIALIZER, text, using=using):
-            batch.append(item.object)
-            count += 1
-            if len(batch) >= BATCH:
-                _insert(model, batch, using)
-                batch = []
+        try:
+            for item in serializers.deserialize(archive.SERIALIZER, text, using=using):
+                batch.append(item.object)
+                count += 1
+                if len(batch) >= BATCH:
+                    _insert(model, batch, using)
+                    batch = []
+        except DeserializationError as exc:
+            raise archive.BackupError(
+                f"The backup is damaged: row {count + 1} of {archive.table_file(model)} "
+                f"cannot be read ({exc}). Nothing was changed."
+            ) from None
     if batch:
         _insert(model, batch, using)
     return count

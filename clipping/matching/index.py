@@ -27,7 +27,7 @@ from typing import Final
 
 from clipping.matching.compile import CompiledList, ListSpec, compile_list
 from clipping.matching.keys import PATTERN_SPACE, SEPARATOR, CompiledTerm
-from clipping.matching.patterns import MAX_PATTERN_TOKENS, places
+from clipping.matching.patterns import MAX_PATTERN_TOKENS, all_places
 from clipping.matching.spans import (
     MAX_SPANS_PER_TERM,
     Entry,
@@ -338,11 +338,8 @@ def _find_patterns(
     limit: int,
 ) -> None:
     """Add the places of the pattern space's expressions to found, as _scan_space does."""
-    for pattern, concepts in space.concepts.items():
-        where = places(prepared, pattern, stride, limit)
-        if not where:
-            continue
-        for concept in concepts:
+    for pattern, where in all_places(prepared, space.concepts, stride, limit):
+        for concept in space.concepts[pattern]:
             held = found.get(concept)
             if held is None:
                 found[concept] = where

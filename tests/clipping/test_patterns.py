@@ -59,6 +59,18 @@ def test_a_catastrophic_pattern_is_cut_off_and_the_other_lists_still_match(monke
     assert NaiveMatcher(lists).match(text).keys() == {2}
 
 
+def test_the_patterns_share_a_budget_per_text_so_many_slow_ones_cannot_hold_a_worker(
+    monkeypatch,
+):
+    monkeypatch.setattr(patterns, "PATTERN_TIMEOUT", 0.02)
+    monkeypatch.setattr(patterns, "PATTERNS_BUDGET", 0.02)
+    lists = specs("re:(a|aa)+b", "re:(a|aa)+c", "re:solar", "solar")
+    text = "solar " + "a" * 80 + "!"
+    # The first pattern spends the text's whole budget: the ones after it are left for it.
+    assert KeywordIndex.build(lists).match(text).keys() == {4}
+    assert NaiveMatcher(lists).match(text).keys() == {3, 4}  # the reference has no budget
+
+
 @pytest.mark.django_db
 def test_a_list_form_refuses_a_bad_pattern_with_a_clear_error(client, alice):
     client.force_login(alice)
@@ -83,7 +95,7 @@ def test_the_api_refuses_a_bad_pattern_and_takes_a_good_one(client, alice):
 
 @pytest.mark.django_db
 def test_the_list_page_says_a_pattern_line_is_a_regular_expression(client, alice):
-    paint = make_list(alice, "Paint", f"{COLOUR}\nbridge")
+    paint = make_list(alice, "Paint", f"{COLOUR}\nbridge", use_synonyms=False)
     client.force_login(alice)
     body = client.get(paint.get_absolute_url()).content.decode()
     assert f'<code>{COLOUR}</code> <small class="term-note">— a regular expression' in body

@@ -107,6 +107,33 @@ def test_a_restore_into_another_migration_state_is_refused_and_changes_nothing(s
     assert not KeywordList.objects.exists()
 
 
+def copied(source: Path, target: Path, **replaced: bytes) -> Path:
+    """Copy an archive, replacing the members named (their / written as __)."""
+    with zipfile.ZipFile(source) as original, zipfile.ZipFile(target, "w") as copy:
+        for name in original.namelist():
+            copy.writestr(name, replaced.get(name.replace("/", "__"), original.read(name)))
+    return target
+
+
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        ({"tables__clipping.match.jsonl": b""}, "clipping.match holds 0 rows, its manifest says"),
+        ({"tables__clipping.clip.jsonl": b"{not json\n"}, "row 1 of tables/clipping.clip.jsonl"),
+        ({"manifest.json": b"[]"}, "Not a Webclip backup"),
+    ],
+)
+def test_a_damaged_backup_is_refused_and_changes_nothing(stored, tmp_path, damage, message):
+    damaged = copied(backup(tmp_path / "webclip.zip").path, tmp_path / "damaged.zip", **damage)
+    KeywordList.objects.all().delete()
+    left = every_table()
+
+    with pytest.raises(CommandError, match=message):
+        call_command("restore", str(damaged), "--no-input")
+
+    assert every_table() == left
+
+
 def test_the_settings_are_named_and_secrets_are_not_stored(stored, tmp_path, monkeypatch):
     monkeypatch.setenv("SECRET_KEY", "a-secret-that-must-stay-home")
     monkeypatch.setenv("DATABASE_URL", "postgres://webclip:hunter2@db.example.com/webclip")

@@ -78,7 +78,7 @@ migrations-check: $(STAMP)
 	$(PY) manage.py makemigrations --check --dry-run
 
 BENCHMARKS := analyzer_extraction analyzer_robustness matching patterns crawl_throughput \
-              focused_recall hidden_web web_load freshness
+              focused_recall hidden_web web_load freshness backup
 
 bench: install services
 	@for b in $(BENCHMARKS); do echo "== bench/$$b.py"; $(TEST_ENV) $(PY) bench/$$b.py || exit 1; done

@@ -41,6 +41,11 @@ class Serializer(jsonl.Serializer):
         self.json_kwargs["cls"] = ExactEncoder
         self.json_kwargs["separators"] = (",", ":")
 
+    def end_object(self, obj: Any) -> None:
+        # json.dumps encodes in C; json.dump, which jsonl uses, in Python, 8 times slower.
+        self.stream.write(json.dumps(self.get_dump_object(obj), **self.json_kwargs) + "\n")
+        self._current = None
+
     def handle_m2m_field(self, obj: Any, field: Any) -> None:
         """Leave the relation to its own table (its through model), dumped with its ids."""
 

@@ -77,8 +77,9 @@ typecheck: $(STAMP)
 migrations-check: $(STAMP)
 	$(PY) manage.py makemigrations --check --dry-run
 
-BENCHMARKS := analyzer_extraction analyzer_robustness matching crawl_throughput focused_recall \
-              hidden_web real_sites web_load freshness
+BENCHMARKS := analyzer_extraction analyzer_fallbacks analyzer_robustness matching matching_quality \
+              patterns crawl_throughput focused_recall hidden_web real_sites render_cost web_load \
+              freshness freshness_backfill reader_view backup
 
 bench: install services
 	@for b in $(BENCHMARKS); do echo "== bench/$$b.py"; $(TEST_ENV) $(PY) bench/$$b.py || exit 1; done

@@ -243,6 +243,7 @@ _NOTES = {
     why_none.SWITCHED_OFF: "synonyms are off for this list",
     why_none.NO_THESAURUS: "only word forms: no offline thesaurus for this language",
     why_none.NAME: "a name: matched by its own forms only",
+    why_none.PATTERN: "a regular expression: matched in the title and text",
 }
 
 

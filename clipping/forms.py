@@ -38,8 +38,8 @@ class KeywordListForm(forms.ModelForm):
         }
         help_texts = {
             "terms": _(
-                'One term per line: a word, several words, a "quoted phrase", -exclusion'
-                " or site:example.com."
+                'One term per line: a word, several words, a "quoted phrase", -exclusion,'
+                " site:example.com or re:regular expression."
             ),
             "use_synonyms": _(
                 "Also match WordNet synonyms of unquoted terms, in the senses they"

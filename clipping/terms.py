@@ -1,4 +1,5 @@
-"""Parse the keyword language of a list: words, "quoted phrases", -exclusions and site: lines."""
+"""Parse the keyword language of a list: words, "quoted phrases", -exclusions, site: lines and
+re: lines (regular expressions, matched by clipping.matching.patterns)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ MAX_TERM_LENGTH = 100
 _QUOTES = str.maketrans({"\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"'})
 _LABEL = regex.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)")
 _SITE = "site:"
+PATTERN_PREFIX = "re:"
+# Like every other line, a pattern ignores case unless it says otherwise, as with (?-i).
+PATTERN_FLAGS = regex.IGNORECASE
 NOTHING_TO_LOOK_FOR = "Add at least one term to look for, not only exclusions or site: lines."
 
 
@@ -28,11 +32,17 @@ class Term:
     phrase: bool = False
     exclude: bool = False
     site: str | None = None
+    pattern: str | None = None  # a re: line's regular expression, as written
 
     @property
     def is_site(self) -> bool:
         """Return True for a site: line, which restricts the list instead of matching text."""
         return self.site is not None
+
+    @property
+    def is_pattern(self) -> bool:
+        """Return True for a re: line, which matches by a regular expression."""
+        return self.pattern is not None
 
 
 class TermSyntaxError(ValueError):
@@ -73,6 +83,10 @@ def parse_line(line: str) -> Term:
             raise TermSyntaxError('put the word to exclude right after the "-", as in -sports.')
     if body.lower().startswith(_SITE):
         return Term(raw=line, words=(), exclude=exclude, site=parse_host(body[len(_SITE) :]))
+    if body.lower().startswith(PATTERN_PREFIX):  # as written: quotes are the pattern's own
+        pattern = line[len(line) - len(body) + len(PATTERN_PREFIX) :].strip()
+        compile_pattern(pattern)
+        return Term(raw=line, words=(), exclude=exclude, pattern=pattern)
     phrase = body.startswith('"')
     if body.count('"') % 2:
         raise TermSyntaxError("the quote is not closed.")
@@ -88,6 +102,19 @@ def parse_line(line: str) -> Term:
     if not words:
         raise TermSyntaxError("a term needs at least one letter or digit.")
     return Term(raw=line, words=words, phrase=phrase, exclude=exclude)
+
+
+def compile_pattern(pattern: str) -> regex.Pattern[str]:
+    """Return a re: line's compiled expression, or raise TermSyntaxError saying what is wrong."""
+    if not pattern:
+        raise TermSyntaxError("write a regular expression after re:, as in re:colou?r.")
+    try:
+        compiled = regex.compile(pattern, PATTERN_FLAGS)
+    except (regex.error, OverflowError, ValueError) as exc:
+        raise TermSyntaxError(f"the regular expression is not valid: {exc}.") from None
+    if compiled.fullmatch("", timeout=1.0) is not None:
+        raise TermSyntaxError("the regular expression matches empty text: it would match anything.")
+    return compiled
 
 
 def parse_host(value: str) -> str:

@@ -54,8 +54,8 @@ def build_topic(hosts: list[str]) -> Topic:
             continue
         languages[language] += 1
         for term in terms:
-            if term.exclude or term.is_site:
-                continue
+            if term.exclude or term.is_site or term.is_pattern:
+                continue  # a pattern has no words to weigh or search for
             queries[" ".join(term.words)] += 1
             stemmed = tuple(stems(list(term.words), language))
             if len(stemmed) == 1:

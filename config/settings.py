@@ -115,6 +115,8 @@ if TESTING:
     _db["TEST"] = {"NAME": f"test_webclip_{os.getpid()}"}
 DATABASES = {"default": _db}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# `manage.py backup` dumps every table in it: JSON Lines that round-trip exactly.
+SERIALIZATION_MODULES = {"exactjsonl": "ops.exactjsonl"}
 
 # --- Cache (rate limits and the keyword index version live here) -------------------------------
 

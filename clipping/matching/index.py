@@ -12,6 +12,8 @@ Layout (measured against an Aho-Corasick automaton in bench/matching.py):
   page are built once and shared by every list that holds it. Its postings are the ids of
   its lists, in two groups: lists that match as soon as any term is found, and lists that
   need judging (exclusions, sites, all terms).
+- re: lines keep their expressions in a space of their own, looked for in the text
+  (clipping.matching.patterns) instead of scanned by tokens; their places are alike.
 - Adding or removing a list touches only its own terms' concepts and keys.
 """
 
@@ -24,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from clipping.matching.compile import CompiledList, ListSpec, compile_list
-from clipping.matching.keys import SEPARATOR, CompiledTerm
+from clipping.matching.keys import PATTERN_SPACE, SEPARATOR, CompiledTerm
+from clipping.matching.patterns import MAX_PATTERN_TOKENS, all_places
 from clipping.matching.spans import (
     MAX_SPANS_PER_TERM,
     Entry,
@@ -218,7 +221,9 @@ class KeywordIndex:
         found: Found = {}
         several_keys: list[Id] = []
         for space_name, space in self._spaces.items():
-            if space.concepts:
+            if space_name == PATTERN_SPACE:
+                _find_patterns(prepared, space, self._longest + 1, found, several_keys, limit)
+            elif space.concepts:
                 sequence = prepared.sequence(space_name)
                 _scan_space(sequence, space, self._longest + 1, found, several_keys, limit)
         for concept in several_keys:
@@ -247,7 +252,9 @@ class KeywordIndex:
             holders = space.concepts.setdefault(key, [])
             if concept not in holders:
                 holders.append(concept)
-                self._longest = max(self._longest, _count_prefixes(space, key, 1))
+                words = MAX_PATTERN_TOKENS if space_name == PATTERN_SPACE else 0
+                words = words or _count_prefixes(space, key, 1)
+                self._longest = max(self._longest, words)
         return concept
 
     def _drop_concept(self, concept: Id) -> None:
@@ -265,7 +272,8 @@ class KeywordIndex:
             holders.remove(concept)
             if not holders:
                 del space.concepts[key]
-            _count_prefixes(space, key, -1)
+            if space_name != PATTERN_SPACE:
+                _count_prefixes(space, key, -1)
 
 
 def _scan_space(
@@ -317,6 +325,25 @@ def _scan_space(
             if held is None:
                 found[concept] = where  # shared by the key's concepts, never changed
             else:
+                found[concept] = held + where
+                several_keys.append(concept)
+
+
+def _find_patterns(
+    prepared: PreparedText,
+    space: _Space,
+    stride: int,
+    found: Found,
+    several_keys: list[Id],
+    limit: int,
+) -> None:
+    """Add the places of the pattern space's expressions to found, as _scan_space does."""
+    for pattern, where in all_places(prepared, space.concepts, stride, limit):
+        for concept in space.concepts[pattern]:
+            held = found.get(concept)
+            if held is None:
+                found[concept] = where
+            else:  # not reached by a pattern's own concept, which has one key
                 found[concept] = held + where
                 several_keys.append(concept)
 

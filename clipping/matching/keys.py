@@ -25,6 +25,9 @@ from clipping.terms import Term
 # words compared as they are. Every other space is named by the language whose Snowball
 # stems it holds, so one index serves lists in several languages.
 EXACT = ""
+# The space of re: lines: a key is the regular expression itself, looked for in the text by
+# clipping.matching.patterns rather than by tokens. No language code holds a "/".
+PATTERN_SPACE = "/re"
 # A key is the words (or stems) of one term joined by single spaces; tokens never hold one.
 SEPARATOR = " "
 
@@ -64,6 +67,8 @@ def compile_term(term: Term, language: str, effective: Effective = ()) -> Compil
     comes first; a synonym key whose stems are the term's adds nothing and is left out.
     """
     raw = sys.intern(term.raw)
+    if term.pattern is not None:
+        return new_term(CompiledTerm, (raw, ((PATTERN_SPACE, sys.intern(term.pattern)),), ()))
     if term.phrase:
         return new_term(CompiledTerm, (raw, ((EXACT, _stem_key(term.words, EXACT)),), ()))
     space = stem_space(language)

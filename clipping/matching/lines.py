@@ -21,7 +21,7 @@ from clipping.terms import Term, TermSyntaxError
 
 # Bump when a line compiles to different keys, or when its shared form (see shareable)
 # changes: the shared cache's keys carry it, so workers never read another version's lines.
-COMPILE_VERSION = 4
+COMPILE_VERSION = 5
 # (space, use_synonyms) -> {stripped line: (bucket, compiled term or host)}. A dict per
 # kind of list, keyed by the line alone, is the cheapest lookup for a million lines; it
 # also makes every list holding a line share one CompiledTerm object, which the index

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from clipping.matching.compile import CompiledList, ListSpec, compile_list
-from clipping.matching.keys import SEPARATOR, CompiledTerm
+from clipping.matching.keys import PATTERN_SPACE, SEPARATOR, CompiledTerm
+from clipping.matching.patterns import token_ranges
 from clipping.matching.spans import Matches, NewText, Spans, capped, merge_spans
 from clipping.matching.text import MatchedSpan, PreparedText, prepare_text
 from clipping.terms import host_within, normalize_host
@@ -69,7 +70,12 @@ class _Page:
     def occurrences(self, term: CompiledTerm) -> list[MatchedSpan]:
         """Return the spans where the term's keys occur, capped as spans.capped says."""
         spans = []
+        starts, ends = self.prepared.starts, self.prepared.ends
         for space, key in term.keys:
+            if space == PATTERN_SPACE:
+                for first, size in token_ranges(self.prepared, key):
+                    spans.append(MatchedSpan(starts[first], ends[first + size - 1], term.raw))
+                continue
             sequence = self.prepared.sequence(space)
             wanted = key.split(SEPARATOR)
             size = len(wanted)

@@ -26,12 +26,13 @@ from clipping.terms import Term
 
 WHOLE = -1  # the position of a synonym of the whole term
 # Why a term has no synonyms (TermSynonyms.note; the list page words each).
-EXCLUSION, QUOTED, SWITCHED_OFF, NO_THESAURUS, NAME = (
+EXCLUSION, QUOTED, SWITCHED_OFF, NO_THESAURUS, NAME, PATTERN = (
     "exclusion",
     "quoted",
     "off",
     "no-thesaurus",
     "name",
+    "pattern",
 )
 # {raw line: {switch key: on}}; switch keys come from sense_key and synonym_key.
 Choices = Mapping[str, Mapping[str, bool]]
@@ -245,6 +246,8 @@ def _term_described_by(words: tuple[str, ...]) -> frozenset[str]:
 
 def _no_synonyms(term: Term, use_synonyms: bool, wanted: bool) -> str:
     """Return why a term matches no synonyms (a note code), or "" if it may."""
+    if term.is_pattern:
+        return PATTERN
     if term.exclude:
         return EXCLUSION
     if term.phrase:

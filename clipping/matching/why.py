@@ -5,7 +5,8 @@ each span back against the list's compiled terms:
 
 - exact: the term's own words as written (a quoted phrase always);
 - inflection: another form of its words (their stems are the term's);
-- synonym: a key that stands for synonyms, with the word, the synonym and its sense.
+- synonym: a key that stands for synonyms, with the word, the synonym and its sense;
+- pattern: a re: line's regular expression, with the words it matched.
 """
 
 from __future__ import annotations
@@ -56,6 +57,8 @@ def _form(term: CompiledTerm | None, raw: str, words: list[str]) -> tuple[str, l
         parsed = parse_line(raw)
     except TermSyntaxError:
         return "exact", []
+    if parsed.is_pattern:
+        return "pattern", []
     if parsed.phrase or list(parsed.words) == words:
         return "exact", []
     if term is not None and term.notes:
@@ -93,6 +96,8 @@ def describe(reason: Reason) -> str:
             f"{item.get('synonym')} for {item.get('word')}, “{item.get('gloss')}”" for item in via
         )
         return f"{term} as “{matched}” (synonym: {senses})"
+    if form == "pattern":
+        return f"{term} as “{matched}” (regular expression)"
     if form == "inflection":
         return f"{term} as “{matched}” (another form)"
     return f"{term} as written"

@@ -20,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db import transaction
-from django.db.models import Exists, Q, QuerySet
+from django.db.models import Count, Exists, Max, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -28,6 +28,8 @@ from clipping.conf import clipping_settings
 from clipping.models import Digest, Match
 from clipping.publisher import recent_attempts
 
+# How long the personal page shows what a new list found among pages already crawled.
+SUMMARY_SHOWN_FOR = timedelta(days=7)
 _KIND_OF_MODE = {User.Delivery.DAILY: Digest.Kind.DAILY, User.Delivery.WEEKLY: Digest.Kind.WEEKLY}
 
 
@@ -142,6 +144,29 @@ def plan_summary(match_ids: list[int], now: datetime | None = None) -> int | Non
                 matches.update(digest=digest)
                 return digest.id
     return None
+
+
+def recent_summaries(owner_id: int, now: datetime | None = None) -> list[dict[str, object]]:
+    """Return what the owner's new lists found among pages already crawled, over the last
+    week, per list: {"list_id", "name", "count", "at"} (newest first), for the personal page."""
+    since = (now or timezone.now()) - SUMMARY_SHOWN_FOR
+    found = (
+        Match.objects.filter(
+            owner_id=owner_id, digest__kind=Digest.Kind.SUMMARY, digest__created_at__gte=since
+        )
+        .values("keyword_list_id", "keyword_list__name")
+        .annotate(count=Count("id"), at=Max("digest__created_at"))
+        .order_by("-at", "keyword_list__name")
+    )
+    return [
+        {
+            "list_id": row["keyword_list_id"],
+            "name": row["keyword_list__name"],
+            "count": row["count"],
+            "at": row["at"],
+        }
+        for row in found
+    ]
 
 
 def _over_limit(now: datetime) -> QuerySet[Match]:

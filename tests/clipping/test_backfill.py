@@ -75,6 +75,10 @@ def test_what_a_new_list_finds_is_one_summary_that_spends_no_instant_mail(
     assert "Council backs solar" in text and "Rail strike" in text
     digest = Digest.objects.get()
     assert (digest.kind, digest.status, digest.matches.count()) == ("summary", "sent", 2)
+    # The personal page says what the new list found, linking to its clips.
+    page = client.get(reverse("dashboard")).content.decode()
+    assert "2 articles already matched Both" in page
+    assert f"?list={keyword_list.id}" in page
     # The hour's one instant mail is still there for the news that comes next.
     news = make_match(keyword_list, title="Solar news")
     assert publisher.deliver_match(news.id) == publisher.Outcome.SENT

@@ -1,4 +1,4 @@
-"""Every accounts setting (WEBCLIP_API_*), each default stated once here.
+"""Every accounts setting (WEBCLIP_API_*, the mail cap), each default stated once here.
 
 Each is read from Django settings if set there, else from the environment variable of the
 same name, else its default; a value that cannot work raises SettingError naming it.
@@ -36,9 +36,29 @@ class ApiSettings(Settings):
     )
 
 
-SECTIONS: tuple[type[Settings], ...] = (ApiSettings,)
+@dataclass(frozen=True)
+class MailCapSettings(Settings):
+    """The instant-mail cap of people who chose none: the number their account page shows."""
+
+    instant_per_hour: int = setting(
+        "CLIPPING_INSTANT_MAILS_PER_HOUR",
+        60,
+        "instant mails per clock hour for people who chose no number of their own (their "
+        "preferences); above it each list's first clip still comes at once, the rest in a "
+        "digest at the end of the hour. A new list's matches among pages already crawled "
+        "come in one summary mail that the cap does not count",
+        minimum=1,
+    )
+
+
+SECTIONS: tuple[type[Settings], ...] = (ApiSettings, MailCapSettings)
 
 
 def api_settings() -> ApiSettings:
     """Return the API settings in effect now."""
     return ApiSettings.load()
+
+
+def mail_cap(chosen: int | None) -> int:
+    """Return a person's instant mails per hour: their own choice, else the site's default."""
+    return chosen or MailCapSettings.read("instant_per_hour")

@@ -10,6 +10,7 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.dates import WEEKDAYS
 from django.utils.translation import gettext_lazy as _
 
+from accounts.conf import mail_cap
 from accounts.models import User
 from accounts.timezones import canonical_time_zone, time_zone_choices
 
@@ -70,9 +71,34 @@ class PreferencesForm(forms.ModelForm):
         # An alias from an older menu (US/Eastern) shows as the zone it names.
         stored = self.instance.time_zone
         self.initial["time_zone"] = canonical_time_zone(stored) or "UTC"
+        self._show_cap_in_force()
         # The mail cap is optional to send: a form without it keeps what the account has.
         self.fields["over_limit"].required = False
         self.fields["over_limit_batch"].required = False
+
+    def _show_cap_in_force(self) -> None:
+        """Say the number of instant mails per hour in force, the site's default included."""
+        field = self.fields["instant_mails_per_hour"]
+        default = mail_cap(None)
+        own = self.instance.instant_mails_per_hour
+        field.widget.attrs["placeholder"] = str(default)
+        if own:
+            in_force = _("In force: %(number)s per hour, your choice.") % {"number": own}
+        else:
+            in_force = _("In force: %(number)s per hour, the site's default.") % {"number": default}
+        field.help_text = " ".join(
+            [
+                str(in_force),
+                str(_("Empty: the site's default (%(number)s).") % {"number": default}),
+                str(
+                    _(
+                        "The first clip of each list in an hour always comes at once. What a new "
+                        "or widened list finds in pages already crawled comes in one summary "
+                        "mail, not counted."
+                    )
+                ),
+            ]
+        )
 
     def clean_over_limit(self) -> str:
         return self.cleaned_data.get("over_limit") or self.instance.over_limit

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import timedelta
 
+from accounts.conf import mail_cap
 from base.env import Settings, parse_networks, setting
 
 
@@ -16,13 +17,6 @@ from base.env import Settings, parse_networks, setting
 class ClippingSettings(Settings):
     """Publishing, the keyword index and backfills."""
 
-    instant_per_hour: int = setting(
-        "CLIPPING_INSTANT_MAILS_PER_HOUR",
-        20,
-        "instant mails per clock hour for people who chose no number of their own (their "
-        "preferences); above it each list's first clip still comes at once, the rest in a digest",
-        minimum=1,
-    )
     claim_timeout: timedelta = setting(
         "CLIPPING_CLAIM_TIMEOUT",
         timedelta(seconds=600),
@@ -127,7 +121,7 @@ def clipping_settings() -> ClippingSettings:
 
 def instant_limit(chosen: int | None) -> int:
     """Return a person's instant mails per hour: their own choice, else the site's default."""
-    return chosen or clipping_settings().instant_per_hour
+    return mail_cap(chosen)
 
 
 def channel_settings() -> ChannelSettings:

@@ -6,6 +6,11 @@ same on their weekday. Hourly digests gather what an instant user got over their
 limit; their period is the end of that hour, or, for a person who asked for an early digest,
 the moment their chosen number of such clips were waiting (`plan_early`). Every digest row is
 unique per (user, kind, period), so planners running at once agree on one.
+
+A summary holds what a new or widened list of an instant user found among the pages already
+crawled (its backfill): one mail sent at once, whatever the hour's instant mails, which it
+neither waits for nor counts. The hourly cap and its digest are about news, articles found
+after the list exists.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db import transaction
-from django.db.models import Exists, Q, QuerySet
+from django.db.models import Count, Exists, Max, Q, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -23,6 +28,8 @@ from clipping.conf import clipping_settings
 from clipping.models import Digest, Match
 from clipping.publisher import recent_attempts
 
+# How long the personal page shows what a new list found among pages already crawled.
+SUMMARY_SHOWN_FOR = timedelta(days=7)
 _KIND_OF_MODE = {User.Delivery.DAILY: Digest.Kind.DAILY, User.Delivery.WEEKLY: Digest.Kind.WEEKLY}
 
 
@@ -108,6 +115,58 @@ def plan_early(owner_id: int, now: datetime | None = None) -> int | None:
             return None
         waiting.update(digest=digest)
     return digest.id
+
+
+def plan_summary(match_ids: list[int], now: datetime | None = None) -> int | None:
+    """Put a backfill's matches of an instant user into a summary to send now; return its id.
+
+    None when there is nothing to sum up or the owner gets digests (the next one takes them).
+    A summary made in the same second for the same person (two lists saved at once) takes
+    these too, unless it is already going out: then the next second's does.
+    """
+    now = (now or timezone.now()).replace(microsecond=0)
+    matches = Match.objects.undelivered().filter(
+        id__in=match_ids, digest__isnull=True, owner__delivery_mode=User.Delivery.INSTANT
+    )
+    owner_id = matches.values_list("owner_id", flat=True).first()
+    if owner_id is None:
+        return None
+    for seconds in range(60):
+        period = now + timedelta(seconds=seconds)
+        with transaction.atomic():
+            digest, _ = Digest.objects.get_or_create(
+                user_id=owner_id, kind=Digest.Kind.SUMMARY, period=period
+            )
+            still_open = Digest.objects.filter(
+                id=digest.id, status=Digest.Status.PENDING, claimed_at__isnull=True
+            ).select_for_update()
+            if still_open.exists():
+                matches.update(digest=digest)
+                return digest.id
+    return None
+
+
+def recent_summaries(owner_id: int, now: datetime | None = None) -> list[dict[str, object]]:
+    """Return what the owner's new lists found among pages already crawled, over the last
+    week, per list: {"list_id", "name", "count", "at"} (newest first), for the personal page."""
+    since = (now or timezone.now()) - SUMMARY_SHOWN_FOR
+    found = (
+        Match.objects.filter(
+            owner_id=owner_id, digest__kind=Digest.Kind.SUMMARY, digest__created_at__gte=since
+        )
+        .values("keyword_list_id", "keyword_list__name")
+        .annotate(count=Count("id"), at=Max("digest__created_at"))
+        .order_by("-at", "keyword_list__name")
+    )
+    return [
+        {
+            "list_id": row["keyword_list_id"],
+            "name": row["keyword_list__name"],
+            "count": row["count"],
+            "at": row["at"],
+        }
+        for row in found
+    ]
 
 
 def _over_limit(now: datetime) -> QuerySet[Match]:

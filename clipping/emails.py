@@ -9,7 +9,7 @@ which records them and decides whether to retry.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from itertools import groupby
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo
@@ -24,7 +24,7 @@ from django.utils import translation
 from accounts.models import User
 from clipping.conf import instant_limit
 from clipping.matching.why import describe
-from clipping.models import Digest, Match, PageWatch
+from clipping.models import Delivery, Digest, Match, PageWatch
 from clipping.safetext import one_line, safe_url
 from clipping.unsubscribe import unsubscribe_url
 
@@ -71,9 +71,13 @@ def digest(digest: Digest, matches: list[Match]) -> str:
         }
         for keyword_list, items in groupby(ordered, key=lambda m: m.keyword_list)
     ]
+    hourly = digest.kind == Digest.Kind.HOURLY
     context = {
         "digest": digest,
-        "hourly": digest.kind == Digest.Kind.HOURLY,
+        "hourly": hourly,
+        "summary": digest.kind == Digest.Kind.SUMMARY,
+        "list_names": ", ".join(str(group["name"]) for group in groups),
+        "sent": _instant_sent(digest) if hourly else 0,
         "limit": _instant_limit(user),
         "period": _local(digest.period, user.time_zone),
         "groups": groups,
@@ -156,6 +160,19 @@ def _local(moment: datetime | None, time_zone: str) -> datetime | None:
         return moment.astimezone(ZoneInfo(time_zone))
     except (KeyError, ValueError):
         return moment
+
+
+def _instant_sent(digest: Digest) -> int:
+    """Return how many instant mails the owner got in the hour an hourly digest gathers."""
+    last = _local(digest.period - timedelta(seconds=1), digest.user.time_zone) or digest.period
+    start = last.replace(minute=0, second=0, microsecond=0)
+    return Delivery.objects.filter(
+        user=digest.user,
+        kind=Delivery.Kind.INSTANT,
+        status=Delivery.Status.SENT,
+        created_at__gte=start,
+        created_at__lt=digest.period,
+    ).count()
 
 
 def _instant_limit(user: User) -> int:

@@ -57,9 +57,16 @@ def ingest_versions(version_ids: list[int]) -> dict[str, object]:
 
 @shared_task
 def backfill_list(list_id: int) -> dict[str, object]:
-    """Match the recently crawled pages against a new or edited list, and mail the instant ones."""
+    """Match the recently crawled pages against a new or edited list, and mail what it found
+    in one summary."""
     result = backfill.backfill_list(list_id)
-    queue_instant_mail(result.match_ids)
+    # What the list finds among pages already crawled is one summary, sent now: it does not
+    # wait for the hour's instant mails nor count among them (digest users: their digest).
+    summary = digests.plan_summary(result.match_ids)
+    if summary is not None:
+        deliver_digest.delay_on_commit(summary)
+    else:
+        queue_instant_mail(result.match_ids)
     queue_channel_notices(result.match_ids)
     return {"clips": result.clips, "matches": result.matches, "skipped": result.skipped}
 

@@ -315,6 +315,9 @@ def _synonyms_of(sense: Synset, term: str, root: Path) -> tuple[str, ...]:
         for other in _senses(term, root)
         if other.uses and other.pos == _pos(sense)
     ]
+    # A lemma that means nothing but senses of the term ("drouth" of "drought", in both of
+    # its senses) is a synonym whichever of them is meant.
+    term_senses = {other.id for other in _senses(term, root)}
     common = stopwords("en")
     broader = set(_ancestors(sense.name(), root)) - {sense.name()}
     found: list[tuple[int, str]] = []
@@ -330,21 +333,34 @@ def _synonyms_of(sense: Synset, term: str, root: Path) -> tuple[str, ...]:
         uses = lemmas(lemma.name(), root)
         if any(other.synset().name() in broader for other in uses):
             continue  # broader than the term
-        if not _usual_sense(lemma, sense, uses, used, root):
+        if not _within(uses, term_senses) and not _usual_sense(
+            lemma, sense, uses, used, term_senses, root
+        ):
             continue
         found.append((count(lemma, root), name))
     found.sort(key=lambda item: -item[0])  # stable: WordNet's order among equals
     return tuple(name for _, name in found)
 
 
+def _within(uses: tuple[Lemma, ...], term_senses: set[str]) -> bool:
+    """Return True if every sense a lemma has is a sense of the term."""
+    return all(other.synset().name() in term_senses for other in uses)
+
+
 def _usual_sense(
-    lemma: Lemma, sense: Synset, uses: tuple[Lemma, ...], used: list[Synset], root: Path
+    lemma: Lemma,
+    sense: Synset,
+    uses: tuple[Lemma, ...],
+    used: list[Synset],
+    term_senses: set[str],
+    root: Path,
 ) -> bool:
     """Return True if the lemma stands for this sense in most of its counted uses.
 
     It needs _LEMMA_SHARE of its uses in the sense's part of speech, and its uses in
     unrelated senses (another part of speech, or a sense not near this one nor a sense the
-    term is used in: see _near) may be at most _UNRELATED_SHARE of them: "cost" for a price
+    term is used in: see _near; a sense the term has too is never unrelated: "mistake" for
+    an error, whose uses as a wrong statement are the term's too) may be at most _UNRELATED_SHARE of them: "cost" for a price
     keeps (its other uses are outlays, next to a price), "suit" for a lawsuit does not (13
     of its 24 uses are clothes), nor "shot" for a shooting (30 of 54 are missiles, strokes,
     attempts), nor "offense" for a crime (3 of 4 are discourtesy and umbrage). A lemma with
@@ -368,7 +384,9 @@ def _usual_sense(
     unrelated = sum(
         each
         for other, each in zip(uses, counted, strict=True)
-        if each and other.synset() != sense and not _near(other.synset(), sense, used, named, root)
+        if each
+        and other.synset().name() not in term_senses
+        and not _near(other.synset(), sense, used, named, root)
     )
     return unrelated <= _UNRELATED_SHARE * total
 

@@ -20,6 +20,7 @@ from typing import NamedTuple
 import regex
 
 from analyzer.text import stopwords
+from analyzer.text.phrases import phrase_senses
 from analyzer.text.senses import Sense, choose_senses, context_stems, in_wordnet, senses
 from analyzer.text.wordnet import has_thesaurus
 from clipping.terms import Term
@@ -219,10 +220,11 @@ def _chosen_synonyms(words: tuple[str, ...], context: frozenset[str]) -> Effecti
         if not senses:
             continue
         unit_context = context - _stems_of((unit,))
-        chosen = {sense.id for sense in _chosen(unit, senses, unit_context, position != WHOLE)}
+        others = set(words) - {unit}
+        phrase = others if position != WHOLE else set()
+        chosen = {sense.id for sense in _chosen(unit, senses, unit_context, phrase)}
         if not chosen:
             continue
-        others = set(words) - {unit}
         for sense in senses:
             if sense.id in chosen:
                 pos, sense_id = sense.pos, sense.id
@@ -318,7 +320,8 @@ def _groups(
             continue
         unit_context = context - _stems_of((unit,))
         # A word inside a phrase ("pay" of "pay dispute") names or qualifies: no verb sense.
-        chosen = {sense.id for sense in _chosen(unit, found, unit_context, position != WHOLE)}
+        phrase = others if position != WHOLE else set()
+        chosen = {sense.id for sense in _chosen(unit, found, unit_context, phrase)}
         for sense in found:
             default = sense.id in chosen
             if not (default or every or own):
@@ -340,13 +343,25 @@ def _groups(
 
 
 def _chosen(
-    unit: str, found: tuple[Sense, ...], context: frozenset[str], in_phrase: bool
+    unit: str, found: tuple[Sense, ...], context: frozenset[str], others: set[str]
 ) -> tuple[Sense, ...]:
-    """Return choose_senses for a unit, cached on the only part of context that matters."""
-    pos = "nar" if in_phrase else "nvar"
+    """Return choose_senses for a unit, cached on the only part of context that matters.
+
+    others: the phrase's other words, when the unit is a word of a phrase; a word left
+    without a sense takes the one they speak of (analyzer.text.phrases).
+    """
+    pos = "nar" if others else "nvar"
     if sum(sense.pos in pos for sense in found) <= 1:
         context = frozenset()  # nothing to choose between: no sense's description is read
-    return _choose(unit, context & _described_by(unit, pos) if context else context, pos)
+    chosen = _choose(unit, context & _described_by(unit, pos) if context else context, pos)
+    if chosen or not others:
+        return chosen
+    return _phrase_choice(unit, tuple(sorted(others - stopwords("en"))))
+
+
+@lru_cache(maxsize=1 << 16)
+def _phrase_choice(unit: str, others: tuple[str, ...]) -> tuple[Sense, ...]:
+    return phrase_senses(_senses_of(unit), others) if others else ()
 
 
 @lru_cache(maxsize=1 << 18)

@@ -15,6 +15,7 @@ class Digest(models.Model):
         DAILY = "daily", "Daily"
         WEEKLY = "weekly", "Weekly"
         HOURLY = "hourly", "Hourly (over the instant limit)"
+        SUMMARY = "summary", "Summary (what a new list found in pages already crawled)"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting"

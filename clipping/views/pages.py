@@ -23,7 +23,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from analyzer.text.sorting import sort_key
 from analyzer.text.wordnet import has_thesaurus
-from clipping import backfill, exchange, tasks
+from clipping import backfill, digests, exchange, tasks
 from clipping import unsubscribe as unsubscribing
 from clipping.conf import clipping_settings
 from clipping.feeds import clips_with_my_matches
@@ -92,7 +92,12 @@ def home(request: HttpRequest) -> HttpResponse:
 def dashboard(request: HttpRequest) -> HttpResponse:
     lists = by_name(KeywordList.objects.owned_by(request.user))
     latest = clips_with_my_matches(request.user)[:DASHBOARD_CLIPS]
-    return render(request, "clipping/dashboard.html", {"lists": lists, "latest_clips": latest})
+    context = {
+        "lists": lists,
+        "latest_clips": latest,
+        "summaries": digests.recent_summaries(request.user.pk),
+    }
+    return render(request, "clipping/dashboard.html", context)
 
 
 @login_required

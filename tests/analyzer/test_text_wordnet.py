@@ -9,6 +9,7 @@ import pytest
 
 from analyzer import nltkdata
 from analyzer.text import TextDataMissing, _nltk_wordnet, synonyms, wordnet
+from analyzer.text.phrases import phrase_senses
 from analyzer.text.senses import _english_stems, choose_senses, context_stems, in_wordnet, senses
 from analyzer.text.stemming import stems
 
@@ -161,6 +162,25 @@ def test_a_lemma_mostly_used_in_unrelated_senses_is_no_synonym(prepared):
     crime = synonyms("crime")
     assert "offense" not in crime and {"law-breaking", "criminal offense"} <= set(crime)
     assert "cost" in synonyms("prices")  # an outlay is one link from a price
+
+
+def test_a_lemma_that_means_only_senses_of_the_term_is_a_synonym_in_each(prepared):
+    # "drouth" has no tagged use, but both its senses are senses of "drought".
+    assert [sense.synonyms for sense in senses("drought")] == [("drouth",), ("drouth",)]
+    assert synonyms("drought") == ["drouth"]
+
+
+def test_a_lemmas_uses_in_other_senses_of_the_term_are_not_unrelated(prepared):
+    # "mistake" as a wrong statement is a sense of "error" too: only its verb and its
+    # misapprehension are other meanings, less than half of its uses.
+    assert "mistake" in synonyms("error")
+
+
+def test_a_word_of_a_phrase_takes_the_sense_its_other_words_speak_of(prepared):
+    assert phrase_senses(senses("chip"), ["export"])[0].id == "chip.n.07"
+    assert phrase_senses(senses("chip"), ["computer"])[0].id == "chip.n.07"
+    assert phrase_senses(senses("chip"), ["export"], min_overlap=5) == ()
+    assert phrase_senses(senses("chip"), ["shortage"]) == ()  # it says nothing of chips
 
 
 def test_base_forms_agree_with_nltks_morphy(wordnet_root: Path) -> None:

@@ -8,10 +8,11 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
+from clipping import publisher
 from clipping.backfill import backfill_list, matching_state, needs_backfill
-from clipping.models import Clip, KeywordList, Match
+from clipping.models import Clip, Digest, KeywordList, Match
 from tests.clipping.pages import RAIL, SOLAR, article
-from tests.factories import make_list, make_site, make_user, store_version
+from tests.factories import make_list, make_match, make_site, make_user, store_version
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -57,7 +58,42 @@ def test_a_new_list_gets_the_recent_matching_articles_by_mail(
     assert match.clip.url == "https://news.example.com/solar"  # not the rail story, not the old one
     assert "subsidies" in match.summary
     (mail,) = smtp_server.to("alice@example.com")
-    assert mail["Subject"] == "[Webclip] Energy: Council backs solar"
+    assert mail["Subject"] == "[Webclip] 1 article already matches your new list Energy"
+    assert "Council backs solar" in mail.get_body(("plain",)).get_content()
+
+
+def test_what_a_new_list_finds_is_one_summary_that_spends_no_instant_mail(
+    crawled, client, alice, smtp_server, eager_celery
+):
+    alice.instant_mails_per_hour = 1
+    alice.save()
+    keyword_list = save_list(client, alice, name="Both", terms="subsidy\nstrike")
+
+    (summary,) = smtp_server.to("alice@example.com")
+    assert summary["Subject"] == "[Webclip] 2 articles already match your new list Both"
+    text = summary.get_body(("plain",)).get_content()
+    assert "Council backs solar" in text and "Rail strike" in text
+    digest = Digest.objects.get()
+    assert (digest.kind, digest.status, digest.matches.count()) == ("summary", "sent", 2)
+    # The personal page says what the new list found, linking to its clips.
+    page = client.get(reverse("dashboard")).content.decode()
+    assert "2 articles already matched Both" in page
+    assert f"?list={keyword_list.id}" in page
+    # The hour's one instant mail is still there for the news that comes next.
+    news = make_match(keyword_list, title="Solar news")
+    assert publisher.deliver_match(news.id) == publisher.Outcome.SENT
+    assert publisher.deliver_match(make_match(keyword_list).id) == publisher.Outcome.DEFERRED
+
+
+def test_a_digest_user_gets_a_new_lists_finds_in_the_next_digest(
+    crawled, client, alice, smtp_server, eager_celery
+):
+    alice.delivery_mode = "daily"
+    alice.save()
+    keyword_list = save_list(client, alice, name="Energy", terms="subsidy")
+    assert smtp_server.to("alice@example.com") == []
+    match = Match.objects.get(keyword_list=keyword_list)
+    assert (match.digest_id, match.mail_status) == (None, "pending")
 
 
 def test_a_second_backfill_and_an_edit_that_changes_nothing_make_nothing_twice(

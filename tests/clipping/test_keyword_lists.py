@@ -270,3 +270,18 @@ def test_lists_and_the_clip_filters_are_ordered_by_name_whatever_the_case_or_acc
         "Bay News",
         "zinc Weekly",
     ]
+
+
+def test_the_list_index_shows_each_lists_synonyms_and_mail(client, alice):
+    KeywordList.objects.create(owner=alice, name="Energy", terms="solar", use_synonyms=True)
+    KeywordList.objects.create(
+        owner=alice, name="Rail", terms="strike", use_synonyms=False, mail_enabled=False
+    )
+    client.force_login(alice)
+    rows = re.findall(r"<tr>(.*?)</tr>", client.get(reverse("list_index")).content.decode(), re.S)
+    cells = [re.findall(r"<td>(.*?)</td>", row, re.S) for row in rows[1:]]
+    assert [row[3:5] for row in cells] == [["on", "each clip at once"], ["off", "off"]]
+    alice.delivery_mode = "daily"
+    alice.save()
+    page = client.get(reverse("list_index")).content.decode()
+    assert "in the daily digest" in page

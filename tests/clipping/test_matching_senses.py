@@ -101,12 +101,20 @@ def test_a_multi_word_term_never_gets_one_of_its_own_words_as_a_synonym() -> Non
         ("rail strike", "The rail work stoppage ended.", ["rail work stoppage"]),
         ("rail strike", "Rail work stoppages spread.", ["Rail work stoppages"]),
         ("chip exports\nsemiconductor", "Microchip exports fell.", ["Microchip exports"]),
+        ("chip export", "Microchip exports fell.", ["Microchip exports"]),
+        ("drought", "The drouth ended.", ["drouth"]),
         ("housing prices", "Housing costs rose again.", ["Housing costs"]),
         ("quantum computing", "Quantum computation advances.", ["Quantum computation"]),
     ],
 )
 def test_a_phrase_matches_by_parts_each_word_by_a_form_or_a_synonym(terms, text, expected):
     assert found(terms, text) == expected
+
+
+def test_a_word_of_a_phrase_takes_its_sense_from_the_phrase_not_alone() -> None:
+    assert shown("chip export")["chip export"][:2] == ["microchip", "micro chip"]
+    assert shown("chip")["chip"] == []  # alone, no sense of "chip" is clearly meant
+    assert found("chip export", "Potato crisp exports rose.") == []
 
 
 def test_a_phrase_by_parts_keeps_the_order_and_adjacency_of_its_words() -> None:

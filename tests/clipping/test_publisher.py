@@ -146,7 +146,7 @@ def test_over_the_hourly_limit_the_rest_of_the_hour_comes_as_one_digest(
     text, html = body_parts(hourly)
     assert "2 more clips from the last hour" in hourly["Subject"]
     assert "Story 3" in text and "Story 4" in text and "Story 0" not in text
-    assert "3 instant mails in one hour" in text and "3 instant mails in one hour" in html
+    assert "3 instant mails in that hour" in text and "3 instant mails in that hour" in html
     assert smtp_server.messages[4]["Subject"] == "[Webclip] Energy: Story after the hour"
     assert Match.objects.filter(mail_status="sent").count() == 6
 

@@ -48,6 +48,24 @@ def test_over_her_own_limit_the_first_clip_of_each_list_still_comes_at_once(alic
     assert sent == ["sent", "sent", "deferred", "sent", "deferred", "sent"]
     subjects = [m["Subject"] for m in smtp_server.to("alice@example.com")]
     assert len(subjects) == 4 and not any("Energy 2" in s or "Housing 1" in s for s in subjects)
+    # Her digest counts the four instant mails she got, not her limit of two.
+    with time_machine.travel(NEXT_HOUR, tick=True):
+        (digest_id,) = plan_digests()
+        assert publisher.deliver_digest(digest_id) == Outcome.SENT
+    digest = smtp_server.to("alice@example.com")[-1].get_body(("plain",)).get_content()
+    assert "You got 4 instant mails in that hour (2 per hour is your limit" in digest
+    assert "/account/" in digest.split("Change the number of instant mails per hour: ")[1]
+
+
+def test_the_preferences_form_says_the_number_in_force(alice):
+    field = PreferencesForm(instance=alice)["instant_mails_per_hour"]
+    assert "In force: 60 per hour, the site's default." in field.help_text
+    assert field.field.widget.attrs["placeholder"] == "60"
+    choose(alice, instant_mails_per_hour=5)
+    assert (
+        "In force: 5 per hour, your choice."
+        in PreferencesForm(instance=alice)["instant_mails_per_hour"].help_text
+    )
 
 
 def test_without_a_choice_the_sites_default_is_the_limit(alice, smtp_server, settings):

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.timesince import timesince, timeuntil
 from django.utils.translation import gettext as _
@@ -107,7 +107,13 @@ def _subscribe(user: Any, site: Site) -> Added:
     if site.approval == Site.Approval.DENIED:
         raise SiteRefused(_("An admin declined %(name)s; it is not crawled.") % {"name": site.name})
     check_quota(user)
-    site.subscribers.add(user)
+    with transaction.atomic():
+        # A private site nobody followed was paused for that reason alone: a follower resumes it.
+        paused = _private(site) and not site.enabled and not site.subscribers.exists()
+        site.subscribers.add(user)
+        if paused:
+            Site.objects.filter(id=site.id).update(enabled=True)
+            site.enabled = True
     return Added(site=site, created=False)
 
 
@@ -115,8 +121,26 @@ def unfollow_site(user: Any, site: Site) -> None:
     """End a person's subscription; a private site that nobody follows stops being crawled."""
     with transaction.atomic():
         site.subscribers.remove(user)
-        if site.visibility == Site.Visibility.PRIVATE and not site.subscribers.exists():
-            Site.objects.filter(id=site.id).update(enabled=False)
+        _pause_if_unfollowed(site)
+
+
+def leave_all_sites(user: Any) -> None:
+    """Unfollow every site a person follows or added (their account goes): a private site
+    that nobody follows any more stops being crawled, whoever added it."""
+    with transaction.atomic():
+        sites = Site.objects.filter(Q(subscribers=user) | Q(added_by=user)).distinct()
+        for site in sites:
+            site.subscribers.remove(user)
+            _pause_if_unfollowed(site)
+
+
+def _private(site: Site) -> bool:
+    return site.visibility == Site.Visibility.PRIVATE
+
+
+def _pause_if_unfollowed(site: Site) -> None:
+    if _private(site) and not site.subscribers.exists():
+        Site.objects.filter(id=site.id).update(enabled=False)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from django.utils.translation import ngettext
 
 from crawler.conf import user_site_settings
 from crawler.fetch import policy_from_settings
+from crawler.fetch.policy import url_origin
 from crawler.models import Site
 from crawler.strategies.base import INFORMATION
 
@@ -128,7 +129,8 @@ def plan_for(user: Any, preview: Found) -> CrawlPlan:
     return CrawlPlan(
         name=name,
         root_url=root,
-        seed_urls=[u for u in preview.feeds if u != root],
+        # Feeds on other origins are no part of this site: each is a site of its own.
+        seed_urls=[u for u in preview.feeds if u != root and url_origin(u) == url_origin(root)],
         revisit_hours=revisit.total_seconds() / 3600,
         page_budget=budget,
         max_depth=depth,

@@ -24,7 +24,13 @@ from crawler.fetch import SiteRules, check_url
 from crawler.fetch.policy import url_origin
 from crawler.models import CrawlRun, Site
 from crawler.usersites.preview import Preview, normalized, preview_site, refusal_words
-from crawler.usersites.quota import SiteRefused, check_quota
+from crawler.usersites.quota import (
+    SiteRefused,
+    check_quota,
+    daily_pages,
+    lock_person,
+    pages_allowance,
+)
 
 
 @dataclass(frozen=True)
@@ -94,6 +100,15 @@ def add_site(user: Any, url: str, preview: Preview | None = None) -> Added:
         raise SiteRefused(refusal_words(refused))
     try:
         with transaction.atomic():
+            # The allowances are checked again under the person's lock: another request of
+            # theirs may have added a site while this one was previewing.
+            lock_person(user)
+            check_quota(user)
+            if daily_pages(site.page_budget, site.revisit_interval) > pages_allowance(user):
+                raise SiteRefused(
+                    _("Your sites already use your %(pages)s pages a day; remove one to add another.")
+                    % {"pages": conf.pages_per_day}
+                )
             site.save()
             site.subscribers.add(user)
     except IntegrityError:  # someone added the same root URL a moment ago
@@ -106,8 +121,9 @@ def _subscribe(user: Any, site: Site) -> Added:
         return Added(site=site, created=False, already=True)
     if site.approval == Site.Approval.DENIED:
         raise SiteRefused(_("An admin declined %(name)s; it is not crawled.") % {"name": site.name})
-    check_quota(user)
     with transaction.atomic():
+        lock_person(user)
+        check_quota(user)
         # A private site nobody followed was paused for that reason alone: a follower resumes it.
         paused = _private(site) and not site.enabled and not site.subscribers.exists()
         site.subscribers.add(user)

@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from django.contrib.auth import get_user_model
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -150,3 +151,11 @@ def check_quota(user: Any) -> None:
             )
             % {"count": limit}
         )
+
+
+def lock_person(user: Any) -> None:
+    """Hold the person's row until the transaction ends, so that one request at a time checks
+    and spends their allowances: a no-op write takes the row's lock on PostgreSQL and the
+    database's write lock on SQLite, where select_for_update does nothing."""
+    model = get_user_model()
+    model.objects.filter(pk=user.pk).update(**{model._meta.pk.attname: user.pk})

@@ -106,7 +106,9 @@ def add_site(user: Any, url: str, preview: Preview | None = None) -> Added:
             check_quota(user)
             if daily_pages(site.page_budget, site.revisit_interval) > pages_allowance(user):
                 raise SiteRefused(
-                    _("Your sites already use your %(pages)s pages a day; remove one to add another.")
+                    _(
+                        "Your sites already use your %(pages)s pages a day; remove one to add another."
+                    )
                     % {"pages": conf.pages_per_day}
                 )
             site.save()

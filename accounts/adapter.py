@@ -45,4 +45,6 @@ class AccountAdapter(DefaultAccountAdapter):
             # Who signed up may read this one verification mail in the local mailbox (the
             # address was free: sign-up refuses a taken one). An address added to an account
             # grants nothing: it may be another person's.
-            grant_confirmation(request, emailconfirmation.email_address.email, emailconfirmation.key)
+            grant_confirmation(
+                request, emailconfirmation.email_address.email, emailconfirmation.key
+            )

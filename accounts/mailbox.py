@@ -108,8 +108,7 @@ def readable_mails(request: HttpRequest, folder: str | Path, limit: int = 50) ->
         for mail in read_mailbox(folder, limit=None)
         if mail.recipients() & addresses
         or any(
-            address in mail.recipients() and key in mail.text + mail.html
-            for address, key in grants
+            address in mail.recipients() and key in mail.text + mail.html for address, key in grants
         )
     ]
     return mails[:limit]

@@ -99,23 +99,28 @@ def add_site(user: Any, url: str, preview: Preview | None = None) -> Added:
     if refused is not None:
         raise SiteRefused(refusal_words(refused))
     try:
-        with transaction.atomic():
-            # The allowances are checked again under the person's lock: another request of
-            # theirs may have added a site while this one was previewing.
-            lock_person(user)
-            check_quota(user)
-            if daily_pages(site.page_budget, site.revisit_interval) > pages_allowance(user):
-                raise SiteRefused(
-                    _(
-                        "Your sites already use your %(pages)s pages a day; remove one to add another."
-                    )
-                    % {"pages": conf.pages_per_day}
-                )
-            site.save()
-            site.subscribers.add(user)
+        _save_within_allowances(user, site)
     except IntegrityError:  # someone added the same root URL a moment ago
         return _subscribe(user, Site.objects.get(root_url=plan.root_url))
     return Added(site=site, created=True)
+
+
+def _save_within_allowances(user: Any, site: Site) -> None:
+    """Save a person's new site if their allowances still have room for it.
+
+    Checked again under the person's lock: another request of theirs may have added a site
+    while this one was previewing.
+    """
+    with transaction.atomic():
+        lock_person(user)
+        check_quota(user)
+        if daily_pages(site.page_budget, site.revisit_interval) > pages_allowance(user):
+            raise SiteRefused(
+                _("Your sites already use your %(pages)s pages a day; remove one to add another.")
+                % {"pages": user_site_settings().pages_per_day}
+            )
+        site.save()
+        site.subscribers.add(user)
 
 
 def _subscribe(user: Any, site: Site) -> Added:

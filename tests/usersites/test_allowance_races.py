@@ -50,4 +50,3 @@ def test_the_daily_pages_hold_when_another_add_lands_during_the_preview(
         usersites.add_site(alice, "https://a.example.org/")
 
     assert usersites.pages_allowance(alice) == 4
-

@@ -325,14 +325,14 @@ class Instance:
             cwd=ROOT_DIR,
             env=self.env,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a loaded machine starts gunicorn slowly
         while time.monotonic() < deadline:
             try:
                 if httpx.get(self.url + "/accounts/login/").status_code == 200:
                     return
             except httpx.TransportError:
                 time.sleep(0.2)
-        raise RuntimeError("the instance did not come up within 30 s")
+        raise RuntimeError("the instance did not come up within 120 s")
 
     def close(self) -> None:
         for process in (self.process, self.worker):

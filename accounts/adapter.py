@@ -8,7 +8,7 @@ from django.conf import settings
 from django.contrib.sites.shortcuts import get_current_site
 from django.utils import translation
 
-from accounts.mailbox import grant_address
+from accounts.mailbox import grant_confirmation
 from accounts.tasks import send_account_mail, serialize
 
 
@@ -41,6 +41,10 @@ class AccountAdapter(DefaultAccountAdapter):
 
     def send_confirmation_mail(self, request, emailconfirmation, signup: bool) -> None:
         super().send_confirmation_mail(request, emailconfirmation, signup)
-        if request is not None:
-            # Whoever asked for this verification may read it in the local mailbox.
-            grant_address(request, emailconfirmation.email_address.email)
+        if request is not None and signup:
+            # Who signed up may read this one verification mail in the local mailbox (the
+            # address was free: sign-up refuses a taken one). An address added to an account
+            # grants nothing: it may be another person's.
+            grant_confirmation(
+                request, emailconfirmation.email_address.email, emailconfirmation.key
+            )

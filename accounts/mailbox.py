@@ -10,7 +10,6 @@ from email.message import EmailMessage
 from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
 
-from django.db.models import Q
 from django.http import HttpRequest
 
 _SEPARATOR = b"-" * 79
@@ -79,24 +78,37 @@ def _part(message: EmailMessage, subtype: str) -> str:
         return part.get_payload(decode=True).decode("utf-8", errors="replace")
 
 
-def grant_address(request: HttpRequest, address: str) -> None:
-    """Let this session read the mail sent to one address."""
-    granted = set(request.session.get(_SESSION_KEY, []))
-    granted.add(address.lower())
-    request.session[_SESSION_KEY] = sorted(granted)
+def grant_confirmation(request: HttpRequest, address: str, key: str) -> None:
+    """Let this session read one verification mail: the one to `address` carrying `key`.
+
+    Nothing else sent to the address becomes readable (a password reset, a digest): the
+    session is granted the mail it asked for, never the address.
+    """
+    granted = [pair for pair in request.session.get(_SESSION_KEY, []) if isinstance(pair, list)]
+    granted.append([address.lower(), key])
+    request.session[_SESSION_KEY] = granted[-5:]
 
 
 def readable_addresses(request: HttpRequest) -> set[str]:
-    """Return the addresses whose mail this visitor may read: session grants and own addresses."""
-    addresses = {a.lower() for a in request.session.get(_SESSION_KEY, [])}
+    """Return the addresses whose mail this person may read: those verified on their account."""
     user = request.user
-    if user.is_authenticated:
-        own = user.emailaddress_set.filter(Q(verified=True) | Q(primary=True))
-        addresses |= {a.lower() for a in own.values_list("email", flat=True)}
-    return addresses
+    if not user.is_authenticated:
+        return set()
+    own = user.emailaddress_set.filter(verified=True).values_list("email", flat=True)
+    return {a.lower() for a in own}
 
 
-def read_mailbox_for(folder: str | Path, addresses: set[str], limit: int = 50) -> list[StoredMail]:
-    """Return the newest messages sent to any of these addresses."""
-    mails = read_mailbox(folder, limit=None)
-    return [mail for mail in mails if mail.recipients() & addresses][:limit]
+def readable_mails(request: HttpRequest, folder: str | Path, limit: int = 50) -> list[StoredMail]:
+    """Return the newest mails this visitor may read: to an address verified on their own
+    account, or a verification mail this session was granted."""
+    addresses = readable_addresses(request)
+    grants = [pair for pair in request.session.get(_SESSION_KEY, []) if isinstance(pair, list)]
+    mails = [
+        mail
+        for mail in read_mailbox(folder, limit=None)
+        if mail.recipients() & addresses
+        or any(
+            address in mail.recipients() and key in mail.text + mail.html for address, key in grants
+        )
+    ]
+    return mails[:limit]

@@ -98,17 +98,16 @@ def mailbox(request: HttpRequest) -> HttpResponse:
     from django.contrib.auth.views import redirect_to_login
     from django.http import Http404
 
-    from accounts.mailbox import read_mailbox, read_mailbox_for, readable_addresses
+    from accounts.mailbox import read_mailbox, readable_mails
 
     if not (settings.DEBUG and settings.EMAIL_PROVIDER == "file"):
         raise Http404
     if request.user.is_staff:
         mails = read_mailbox(settings.EMAIL_FILE_PATH)
     else:
-        addresses = readable_addresses(request)
-        if not addresses:
+        mails = readable_mails(request, settings.EMAIL_FILE_PATH)
+        if not mails and not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
-        mails = read_mailbox_for(settings.EMAIL_FILE_PATH, addresses)
     return render(
         request, "accounts/mailbox.html", {"mails": mails, "everyone": request.user.is_staff}
     )

@@ -1,6 +1,6 @@
 """Probe a running Webclip from outside, the way an attacker would, and print PASS/FAIL per row.
 
-Four tables:
+Five tables:
 - ssrf: the crawler's fetcher asked for addresses it must refuse (private, loopback, link-local
   and cloud metadata, in every spelling: decimal, hex, short, IPv4-mapped and NAT64 IPv6, a name
   resolving to loopback), directly and through a redirect from a site that may reach its own
@@ -21,7 +21,12 @@ SMTP server in this process (aiosmtpd), real password hashing. Only the per-addr
 limit is tested, so the per-IP limit is raised (RATE_LIMIT_LOGIN_FAILED=1000/m/ip,5/5m/key)
 and sign-ups are not limited.
 
-Usage: .venv/bin/python bench/security_probe.py [--tries 200] [--only ssrf,egress,login,enumeration]
+- surfaces: one row or more per class of defect on the surfaces people reach (the local
+  mailbox, WebRTC's UDP, origins, quotas, body limits, previews, channels, refusal words),
+  in this process against a throwaway database (bench/security_surfaces.py).
+
+Usage: .venv/bin/python bench/security_probe.py [--tries 200]
+       [--only ssrf,egress,login,enumeration,surfaces]
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ import httpx
 
 ROOT_DIR = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT_DIR))
+
+from bench.security_surfaces import surface_rows  # noqa: E402
 
 PASSWORD = "correct horse battery staple 42"
 TIMING_LIMIT_MS = 50.0
@@ -318,14 +325,14 @@ class Instance:
             cwd=ROOT_DIR,
             env=self.env,
         )
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a loaded machine starts gunicorn slowly
         while time.monotonic() < deadline:
             try:
                 if httpx.get(self.url + "/accounts/login/").status_code == 200:
                     return
             except httpx.TransportError:
                 time.sleep(0.2)
-        raise RuntimeError("the instance did not come up within 30 s")
+        raise RuntimeError("the instance did not come up within 120 s")
 
     def close(self) -> None:
         for process in (self.process, self.worker):
@@ -471,7 +478,7 @@ def _p90(values: list[float]) -> float:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tries", type=int, default=200)
-    parser.add_argument("--only", default="ssrf,egress,login,enumeration")
+    parser.add_argument("--only", default="ssrf,egress,login,enumeration,surfaces")
     args = parser.parse_args()
     tables = set(args.only.split(","))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -492,6 +499,8 @@ def main() -> int:
                 rows += enumeration_rows(instance, args.tries)
         finally:
             instance.close()
+    if "surfaces" in tables:
+        rows += [Row(*row) for row in surface_rows()]
     width = max(len(row.name) for row in rows)
     for row in rows:
         print(

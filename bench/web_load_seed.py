@@ -93,7 +93,7 @@ def seed(users: int, clips: int, sites: int, runs_per_site: int, seed_value: int
 
     from accounts.models import User
     from clipping.models import Clip, Delivery, KeywordList, Match
-    from crawler.models import CrawlRun, Page, PageVersion, Site
+    from crawler.models import CrawlRun, Page, PageVersion, Site, SiteOrigin
 
     rng = random.Random(seed_value)
     now = timezone.now()
@@ -137,6 +137,9 @@ def seed(users: int, clips: int, sites: int, runs_per_site: int, seed_value: int
             Site(name=f"Bench site {n:02d}", root_url=f"https://site{n}.bench.example/")
             for n in range(sites)
         ]
+    )
+    SiteOrigin.objects.bulk_create(  # what Site.save writes; bulk_create skips save
+        [SiteOrigin(site=site, origin=origin) for site in site_rows for origin in site.origins()]
     )
     runs: dict[int, list[CrawlRun]] = {}
     run_rows = []

@@ -20,10 +20,8 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from urllib.parse import urlsplit
 
 import apprise
 from django.conf import settings
@@ -34,6 +32,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from accounts.models import User
+from clipping.channeltargets import (  # noqa: F401 - this module's callers use them here
+    ChannelError,
+    Checked,
+    check_url,
+    masked,
+    plain_failure,
+    target_refusal,
+)
 from clipping.conf import channel_settings, clipping_settings
 from clipping.digests import last_slot
 from clipping.models import (
@@ -49,9 +55,7 @@ from clipping.models.channels import Mode, SendStatus
 from clipping.publisher import Outcome, TransientSendError
 from clipping.safetext import one_line
 from clipping.sealed import SealError
-from crawler.fetch import SSRFRefused
 from crawler.fetch.sockets import vetted_sockets
-from crawler.fetch.ssrf import vetted_addresses_now
 
 logger = logging.getLogger(__name__)
 
@@ -59,72 +63,6 @@ logger = logging.getLogger(__name__)
 SWEEP_WINDOW = timedelta(days=1)
 ABANDONED = "Abandoned: the worker stopped during the send; the service may have taken it."
 DIGEST_ITEMS = 50  # clips listed in one digest message; the rest are counted
-
-
-class ChannelError(Exception):
-    """A send that failed; `permanent` when retrying cannot help (bad URL, refused address)."""
-
-    def __init__(self, reason: str, *, permanent: bool = False) -> None:
-        super().__init__(reason)
-        self.permanent = permanent
-
-
-@dataclass(frozen=True)
-class Checked:
-    """A channel URL Apprise understands, with what may be shown of it."""
-
-    url: str
-    shown: str
-    service: str
-
-
-def check_url(url: str) -> Checked:
-    """Return a channel URL's masked form and service; raise ChannelError if it cannot work."""
-    url = url.strip()
-    if not url or len(url) > 2000:
-        raise ChannelError(
-            _("Give an Apprise URL, such as %(example)s.")
-            % {"example": "ntfys://ntfy.sh/my-topic"},
-            permanent=True,
-        )
-    plugin = apprise.Apprise.instantiate(url)
-    if plugin is None:
-        raise ChannelError(
-            _("Apprise does not know this URL; see its list of services."), permanent=True
-        )
-    refusal = target_refusal(plugin)
-    if refusal:
-        raise ChannelError(refusal, permanent=True)
-    return Checked(url=url, shown=masked(plugin), service=str(plugin.service_name or ""))
-
-
-def masked(plugin: Any) -> str:
-    """Return a channel URL with its secrets hidden: scheme, masked credentials and host."""
-    parts = urlsplit(plugin.url(privacy=True))
-    path = "/…" if parts.path.strip("/") else ""
-    return f"{parts.scheme}://{parts.netloc}{path}"
-
-
-def target_refusal(plugin: Any) -> str:
-    """Return why a channel may not be sent to (a private address), or "" if it may.
-
-    A service with a fixed public endpoint (Telegram, Discord, ...) names it in `notify_url`;
-    any other one contacts the host of its URL (and an e-mail channel its SMTP server).
-    """
-    hosts = [getattr(plugin, "smtp_host", None)]
-    if not getattr(type(plugin), "notify_url", None):
-        hosts.append(getattr(plugin, "host", None))
-    allowed = channel_settings().networks()
-    for host in dict.fromkeys(h for h in hosts if h):
-        try:
-            vetted_addresses_now(str(host), allow_private=False, allowed=allowed)
-        except SSRFRefused as exc:
-            return _("Channels may not reach private or local network addresses (%(reason)s).") % {
-                "reason": exc
-            }
-        except OSError as exc:
-            return _("The channel's host cannot be found (%(reason)s).") % {"reason": exc}
-    return ""
 
 
 def send(channel: Channel, title: str, body: str) -> None:
@@ -136,7 +74,7 @@ def send(channel: Channel, title: str, body: str) -> None:
     plugin = apprise.Apprise.instantiate(url)
     if plugin is None:
         raise ChannelError(_("Apprise no longer knows this URL."), permanent=True)
-    refusal = target_refusal(plugin)
+    refusal = target_refusal(plugin, url)
     if refusal:
         raise ChannelError(refusal, permanent=True)
     with (
@@ -146,13 +84,13 @@ def send(channel: Channel, title: str, body: str) -> None:
         sent = plugin.notify(body=body, title=title)
     if refusals:  # a redirect, or a new DNS answer, pointed at a private address
         raise ChannelError(
-            _("Channels may not reach private or local network addresses (%(reason)s).")
-            % {"reason": refusals[-1]},
-            permanent=True,
+            _("Channels may not reach private or local network addresses."), permanent=True
         )
     if not sent:
         said = [line for line in log.getvalue().splitlines() if line.strip()]
-        raise ChannelError((said[-1] if said else _("The service did not take the message."))[:500])
+        raise ChannelError(
+            plain_failure(said[-1]) if said else _("The service did not take the message.")
+        )
 
 
 def send_test(channel: Channel) -> str:

@@ -19,16 +19,19 @@ from typing import Any
 from anymail import urls as anymail_urls
 from anymail.signals import AnymailTrackingEvent, EventType
 from django.conf import settings
-from django.core.exceptions import ImproperlyConfigured
+from django.core.exceptions import ImproperlyConfigured, RequestDataTooBig
 from django.db import IntegrityError, transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern
 
 from accounts.models import User
+from base.bodies import check_json_depth
 from clipping.models import Suppression, WebhookEvent
 from clipping.publisher import block_address
 
 logger = logging.getLogger(__name__)
+
+WEBHOOK_MAX_BYTES = 1024 * 1024  # an ESP posts a batch of events; none comes near this
 
 BLOCKING_EVENTS = {
     EventType.BOUNCED: "bounced",
@@ -87,11 +90,20 @@ def _secret_required(view: Callable[..., HttpResponse]) -> Callable[..., HttpRes
         if not webhook_secret_configured():
             raise Http404("Tracking webhooks are off until ANYMAIL_WEBHOOK_SECRET is set.")
         try:
+            if len(request.body) > WEBHOOK_MAX_BYTES:
+                return HttpResponse("The body is too large.", status=413, content_type="text/plain")
+            check_json_depth(request.body)
             return view(request, *args, **kwargs)
         except ImproperlyConfigured as exc:
             # Raised as anymail builds the view, before the request is read or checked.
             logger.info("Refusing a webhook for an ESP that is not set up: %s", exc)
             raise Http404("This ESP's tracking webhook is not set up.") from exc
+        except RequestDataTooBig:
+            return HttpResponse("The body is too large.", status=413, content_type="text/plain")
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError, RecursionError) as exc:
+            # A body the ESP's parser cannot read (TooDeep is a ValueError): the sender's fault.
+            logger.info("Refusing a malformed webhook body: %r", exc)
+            return HttpResponse("Malformed body.", status=400, content_type="text/plain")
 
     guarded.csrf_exempt = True  # type: ignore[attr-defined]  # ESPs post without a CSRF token
     return guarded

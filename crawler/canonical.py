@@ -133,11 +133,11 @@ def same_site(url: str, allowed_hosts: Iterable[str]) -> bool:
         port = parts.port or DEFAULT_PORTS.get(parts.scheme.lower())
     except ValueError:
         return False
-    host = (parts.hostname or "").rstrip(".")
+    host = ascii_host((parts.hostname or "").rstrip("."))
     if not host:
         return False
     for entry in allowed_hosts:
-        entry = entry.strip().lower().rstrip(".")
+        entry = ascii_host(entry.strip().rstrip("."))
         wanted_port = None
         if entry.startswith("[") or entry.count(":") == 1:
             try:
@@ -344,16 +344,27 @@ def non_html(url: str) -> bool:
     )
 
 
+def ascii_host(host: str) -> str:
+    """Return a host name in lower case and its ASCII (IDNA) spelling, as DNS sees it."""
+    host = host.lower()
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii").lower()
+    except UnicodeError:  # not a name IDNA can spell: no server answers it anyway
+        return host
+
+
 def origin(url: str) -> str:
     """Return scheme://host[:port] of `url`, the one spelling every comparison of origins uses.
 
-    Scheme and host in lower case, a trailing dot on the host left out (the same server to
-    the fetcher), the default port left out, an IPv6 host in brackets. Raises ValueError for
-    a port that is not a number.
+    Scheme and host in lower case, an international host name in its ASCII (IDNA) form, a
+    trailing dot on the host left out (the same server to the fetcher), the default port left
+    out, an IPv6 host in brackets. Raises ValueError for a port that is not a number.
     """
     parts = urlsplit(url)
     scheme = parts.scheme.lower()
-    host = (parts.hostname or "").rstrip(".")
+    host = ascii_host((parts.hostname or "").rstrip("."))
     if ":" in host:
         host = f"[{host}]"
     port = parts.port

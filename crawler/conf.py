@@ -374,6 +374,19 @@ class UserSiteSettings(Settings):
         "article pages a site's preview fetches to show what it would clip",
         minimum=0,
     )
+    previews_per_hour: int = setting(
+        "CRAWLER_USER_PREVIEWS_PER_HOUR",
+        10,
+        "site previews one person may ask for in an hour (each fetches a few pages); refused "
+        "previews count too",
+        minimum=0,
+    )
+    preview_seconds: float = setting(
+        "CRAWLER_USER_PREVIEW_SECONDS",
+        20.0,
+        "seconds one site preview may take as a whole, however slowly the site answers",
+        minimum=0.1,
+    )
     allowed_networks: str = setting(
         "CRAWLER_USER_SITE_NETWORKS",
         "",

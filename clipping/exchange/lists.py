@@ -19,6 +19,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from accounts.models import User
+from base.bodies import MAX_JSON_DEPTH, TooDeep, check_json_depth
 from clipping import backfill
 from clipping.forms import KeywordListForm
 from clipping.models import KeywordList
@@ -155,7 +156,12 @@ def read_lists(data: bytes, filename: str = "") -> list[ListRecord]:
 def read_lists_json(text: str) -> list[ListRecord]:
     """Read the lists of a JSON document written by `lists_json` (or by hand, alike)."""
     try:
+        check_json_depth(text)
         document = json.loads(text)
+    except TooDeep:
+        raise ExchangeError(
+            _("The JSON nests deeper than %(depth)s levels.") % {"depth": MAX_JSON_DEPTH}
+        ) from None
     except json.JSONDecodeError as exc:
         raise ExchangeError(_("Not JSON: %(reason)s") % {"reason": exc}) from None
     if not isinstance(document, dict) or not isinstance(document.get("lists"), list):
@@ -216,6 +222,15 @@ def _valid_choices(choices: object) -> bool:
 def read_lists_csv(text: str) -> list[ListRecord]:
     """Read the lists of a CSV file written by `lists_csv`: rows of one list stay together."""
     reader = csv.DictReader(io.StringIO(text))
+    try:
+        return _read_csv_rows(reader)
+    except csv.Error as exc:  # a field over csv.field_size_limit(), a NUL byte, ...
+        raise ExchangeError(
+            _("Line %(line)s: %(reason)s.") % {"line": reader.line_num, "reason": exc}
+        ) from None
+
+
+def _read_csv_rows(reader: csv.DictReader[str]) -> list[ListRecord]:
     missing = {"list", "term"} - set(reader.fieldnames or ())
     if missing:
         raise ExchangeError(
@@ -249,8 +264,9 @@ def read_lists_csv(text: str) -> list[ListRecord]:
         raw = _uncell((row.get("synonym_switches") or "").strip())
         if raw:
             try:
+                check_json_depth(raw)
                 switches = json.loads(raw)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, TooDeep):
                 raise ExchangeError(
                     _("Line %(line)s: synonym_switches is not JSON.") % {"line": line}
                 ) from None

@@ -25,6 +25,7 @@ from crawler.usersites.follow import add_site
 from crawler.usersites.quota import SiteRefused
 
 MAX_FOLLOWS = 50  # feeds of an OPML file followed in one request
+MAX_FEEDS = 500  # feeds one OPML file may name: each is looked up and listed
 
 
 @dataclass(frozen=True)
@@ -92,6 +93,8 @@ def read_opml(data: bytes) -> list[FeedEntry]:
         url = (feed.get("url") or "").strip()
         if not url.startswith(("http://", "https://")) or url in found:
             continue
+        if len(found) >= MAX_FEEDS:
+            raise ExchangeError(_("At most %(count)s feeds per file.") % {"count": MAX_FEEDS})
         categories = tuple("/".join(path) for path in feed.get("categories") or ())
         found[url] = FeedEntry(url, (feed.get("title") or "").strip(), categories)
     return list(found.values())

@@ -20,6 +20,7 @@ from crawler.fetch import SiteRules, check_url
 from crawler.fetch.policy import FetchPolicy, policy_from_settings
 from crawler.render.egress import site_proxy
 from crawler.render.host import HOST, BrowserError, BrowserHost
+from crawler.render.noudp import harden
 from crawler.sitesearch.labels import measure_forms
 
 __all__ = ["BrowserAnswer", "BrowserError", "FormBrowser"]
@@ -92,7 +93,7 @@ class FormBrowser:
     async def _form_labels(self, html: str, url: str) -> list[dict[str, str]]:
         async with self.host.page_slots(self.policy):
             browser = await self.host.browser(self.policy)
-            context = await browser.new_context(java_script_enabled=False)
+            context = await harden(await browser.new_context(java_script_enabled=False))
             try:
                 page = await context.new_page()
                 page.set_default_timeout(TIMEOUT_MS)
@@ -128,7 +129,7 @@ class FormBrowser:
             site_proxy(self.policy, scoped, hosts) as proxy,  # what Chromium connects to
         ):
             browser = await self.host.browser(self.policy)
-            context = await browser.new_context(proxy=proxy.settings)
+            context = await harden(await browser.new_context(proxy=proxy.settings))
             try:
                 page = await context.new_page()
                 page.set_default_timeout(TIMEOUT_MS)

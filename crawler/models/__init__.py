@@ -4,6 +4,7 @@ One module per concern; this package imports each so that Django sees every mode
 """
 
 from crawler.models import hiddenweb, sitesearch, xcrawl  # noqa: F401  (their models belong to this app)
+from crawler.models.origins import SiteOrigin
 from crawler.models.pages import Link, Page, PageVersion
 from crawler.models.runs import RUN_COUNTERS, CrawlRun
 from crawler.models.site import Site, SiteQuerySet, _validate_http_url
@@ -15,6 +16,7 @@ __all__ = [
     "Page",
     "PageVersion",
     "Site",
+    "SiteOrigin",
     "SiteQuerySet",
     "_validate_http_url",
 ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -16,6 +17,7 @@ from django.urls import reverse
 
 from crawler.canonical import same_site
 from crawler.conf import user_site_settings
+from crawler.models.origins import SiteOrigin
 
 # An allowed-hosts line: a name or IPv4 address ("*." or "." covers subdomains), or an IPv6
 # address in brackets; either with an optional port.
@@ -92,8 +94,14 @@ class SiteQuerySet(models.QuerySet["Site"]):
         return self.filter(Q(visibility=Site.Visibility.SHARED) | Q(subscribers=user)).distinct()
 
     def at_origin(self, origin: str) -> list[Site]:
-        """Return the sites that crawl `origin` (scheme://host[:port]), shared ones first."""
-        found = [site for site in self.order_by("id") if origin in site.origins()]
+        """Return the sites that crawl `origin` (scheme://host[:port]), shared ones first.
+
+        Read from the sites' origin rows (`SiteOrigin`), by index.
+        """
+        from crawler.fetch.policy import url_origin
+
+        origin = url_origin(f"{origin}/") or origin
+        found = self.filter(claims__origin=origin).distinct().order_by("id")
         return sorted(found, key=lambda site: site.visibility != Site.Visibility.SHARED)
 
     def audience(self, site_id: int | None) -> frozenset[int] | None:
@@ -217,6 +225,10 @@ class Site(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        super().save(*args, **kwargs)
+        SiteOrigin.sync(self)
+
     def get_absolute_url(self) -> str:
         return reverse("admin:crawler_site_change", args=[self.pk])
 
@@ -287,9 +299,15 @@ class Site(models.Model):
         return _lines(self.exclude_patterns)
 
     def origins(self) -> set[str]:
-        """Return the origins this site crawls: root URL, seeds, allowed hosts on its scheme."""
+        """Return the origins this site claims: root URL, seeds, allowed hosts on its scheme.
+
+        A person's site claims its root URL's origin alone: the feeds and pages it names on
+        other origins are no claim on them.
+        """
         from crawler.fetch.policy import site_origins, url_origin
 
+        if self.added_by_id is not None:
+            return {o for o in [url_origin(self.root_url)] if o}
         origins = set(site_origins(self))
         scheme = urlsplit(self.root_url).scheme
         for entry in _lines(self.allowed_hosts):

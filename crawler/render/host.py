@@ -2,7 +2,8 @@
 
 Rendering, xCrawl's link probing and hidden-web form work all take their browser from here:
 the executable is the policy's `chromium_path` (CRAWLER_CHROMIUM_PATH), launched with
-`launch_args` (CHROMIUM_ARGS and the default egress proxy), and nowhere else.
+`launch_args` (CHROMIUM_ARGS and the default egress proxy) and UDP refused
+(`crawler.render.noudp`), and nowhere else; every context gets `noudp.harden`.
 
 Chromium opens no connection of its own: every one goes to an egress proxy of ours
 (`crawler.render.egress`). The host's own proxy, given at launch, serves contexts that name
@@ -33,6 +34,7 @@ from playwright.async_api import Error as PlaywrightError
 from crawler.fetch.policy import FetchPolicy, SiteRules
 from crawler.fetch.ssrf import system_resolve
 from crawler.render.egress import PROXY_HOST, EgressProxy
+from crawler.render.noudp import launcher
 from crawler.render.relay import Relay
 
 T = TypeVar("T")
@@ -45,7 +47,8 @@ CHROMIUM_ARGS = (
     "--disable-gpu",
     # Egress. Loopback goes through the proxy too (Chromium bypasses it for loopback unless
     # told not to); no name resolves but the proxy's address, so DNS prefetches and
-    # preconnects reach nothing; QUIC and WebRTC's own UDP would not go through an HTTP proxy.
+    # preconnects reach nothing; QUIC and WebRTC's own UDP would not go through an HTTP proxy:
+    # the browser is started with UDP refused (`crawler.render.noudp.launcher`).
     # No --disable-features here: Chromium keeps only the last one, which would drop
     # Playwright's own list (HttpsUpgrades among them).
     "--proxy-bypass-list=<-loopback>",
@@ -126,7 +129,7 @@ class BrowserHost:
                     self._proxy = await EgressProxy(relay).start()
                 try:
                     self._browser = await self._playwright.chromium.launch(
-                        executable_path=policy.chromium_path,
+                        executable_path=launcher(policy.chromium_path),
                         headless=True,
                         args=launch_args(self._proxy.server),
                     )

@@ -26,6 +26,7 @@ from crawler.fetch.result import ErrorKind, FetchError, FetchResult, PageRequest
 from crawler.fetch.ssrf import Resolver
 from crawler.render.egress import EgressProxy
 from crawler.render.expand import WATCH_SCRIPT, expand, json_links, links_block
+from crawler.render.noudp import harden
 from crawler.render.relay import Answer, Refused, Relay
 
 BLOCKED_TYPES = frozenset({"image", "media", "font"})
@@ -287,7 +288,7 @@ class _Slot:
         except BaseException:
             await proxy.close()
             raise
-        slot = cls(context, proxy, relay)
+        slot = cls(await harden(context), proxy, relay)
         await context.route("**/*", slot.route)
         await context.route_web_socket("**/*", slot.websocket)
         context.on("page", slot.popup)

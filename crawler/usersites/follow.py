@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
-from django.db.models import OuterRef, Subquery
+from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.timesince import timesince, timeuntil
 from django.utils.translation import gettext as _
@@ -24,7 +24,13 @@ from crawler.fetch import SiteRules, check_url
 from crawler.fetch.policy import url_origin
 from crawler.models import CrawlRun, Site
 from crawler.usersites.preview import Preview, normalized, preview_site, refusal_words
-from crawler.usersites.quota import SiteRefused, check_quota
+from crawler.usersites.quota import (
+    SiteRefused,
+    check_quota,
+    daily_pages,
+    lock_person,
+    pages_allowance,
+)
 
 
 @dataclass(frozen=True)
@@ -93,12 +99,28 @@ def add_site(user: Any, url: str, preview: Preview | None = None) -> Added:
     if refused is not None:
         raise SiteRefused(refusal_words(refused))
     try:
-        with transaction.atomic():
-            site.save()
-            site.subscribers.add(user)
+        _save_within_allowances(user, site)
     except IntegrityError:  # someone added the same root URL a moment ago
         return _subscribe(user, Site.objects.get(root_url=plan.root_url))
     return Added(site=site, created=True)
+
+
+def _save_within_allowances(user: Any, site: Site) -> None:
+    """Save a person's new site if their allowances still have room for it.
+
+    Checked again under the person's lock: another request of theirs may have added a site
+    while this one was previewing.
+    """
+    with transaction.atomic():
+        lock_person(user)
+        check_quota(user)
+        if daily_pages(site.page_budget, site.revisit_interval) > pages_allowance(user):
+            raise SiteRefused(
+                _("Your sites already use your %(pages)s pages a day; remove one to add another.")
+                % {"pages": user_site_settings().pages_per_day}
+            )
+        site.save()
+        site.subscribers.add(user)
 
 
 def _subscribe(user: Any, site: Site) -> Added:
@@ -106,8 +128,15 @@ def _subscribe(user: Any, site: Site) -> Added:
         return Added(site=site, created=False, already=True)
     if site.approval == Site.Approval.DENIED:
         raise SiteRefused(_("An admin declined %(name)s; it is not crawled.") % {"name": site.name})
-    check_quota(user)
-    site.subscribers.add(user)
+    with transaction.atomic():
+        lock_person(user)
+        check_quota(user)
+        # A private site nobody followed was paused for that reason alone: a follower resumes it.
+        paused = _private(site) and not site.enabled and not site.subscribers.exists()
+        site.subscribers.add(user)
+        if paused:
+            Site.objects.filter(id=site.id).update(enabled=True)
+            site.enabled = True
     return Added(site=site, created=False)
 
 
@@ -115,8 +144,26 @@ def unfollow_site(user: Any, site: Site) -> None:
     """End a person's subscription; a private site that nobody follows stops being crawled."""
     with transaction.atomic():
         site.subscribers.remove(user)
-        if site.visibility == Site.Visibility.PRIVATE and not site.subscribers.exists():
-            Site.objects.filter(id=site.id).update(enabled=False)
+        _pause_if_unfollowed(site)
+
+
+def leave_all_sites(user: Any) -> None:
+    """Unfollow every site a person follows or added (their account goes): a private site
+    that nobody follows any more stops being crawled, whoever added it."""
+    with transaction.atomic():
+        sites = Site.objects.filter(Q(subscribers=user) | Q(added_by=user)).distinct()
+        for site in sites:
+            site.subscribers.remove(user)
+            _pause_if_unfollowed(site)
+
+
+def _private(site: Site) -> bool:
+    return site.visibility == Site.Visibility.PRIVATE
+
+
+def _pause_if_unfollowed(site: Site) -> None:
+    if _private(site) and not site.subscribers.exists():
+        Site.objects.filter(id=site.id).update(enabled=False)
 
 
 @dataclass(frozen=True)

@@ -10,10 +10,12 @@ person's daily page allowance (`quota.plan_for`).
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.core.cache import cache
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -110,7 +112,20 @@ def preview_site(user: Any, url: str) -> Preview:
     if refused is not None:
         preview.error = refusal_words(refused)
         return preview
-    run_sync(_explore(site, preview, user_site_settings().preview_pages))
+    conf = user_site_settings()
+    if not spend_preview(user):
+        preview.error = _(
+            "You asked for %(count)s previews within the hour, the most allowed; try again later."
+        ) % {"count": conf.previews_per_hour}
+        return preview
+    try:
+        run_sync(
+            asyncio.wait_for(_explore(site, preview, conf.preview_pages), conf.preview_seconds)
+        )
+    except TimeoutError:
+        preview.error = _("The site answered too slowly: a preview may take %(seconds)s s.") % {
+            "seconds": f"{conf.preview_seconds:g}"
+        }
     if preview.error:
         return preview
     final_origin = url_origin(preview.final_url)
@@ -121,6 +136,18 @@ def preview_site(user: Any, url: str) -> Preview:
     except SiteRefused as exc:
         preview.error = str(exc)
     return preview
+
+
+def spend_preview(user: Any) -> bool:
+    """Count one preview against the person's hourly allowance; False when it is spent."""
+    key = f"usersites:previews:{user.pk}:{int(time.time() // 3600)}"
+    cache.add(key, 0, timeout=3600)
+    try:
+        spent = cache.incr(key)
+    except ValueError:  # the key expired between add and incr
+        cache.add(key, 1, timeout=3600)
+        spent = 1
+    return spent <= user_site_settings().previews_per_hour
 
 
 def _mark_existing(preview: Preview, origin: str) -> bool:
@@ -202,9 +229,7 @@ def _article_links(extracted: Any, base: str) -> list[str]:
 
 def _robots_words(robots: RobotsRules, url: str) -> str:
     if robots.unreachable:
-        return _("robots.txt could not be read (%(reason)s); crawls wait until it can.") % {
-            "reason": robots.unreachable
-        }
+        return _("robots.txt could not be read; crawls wait until it can.")
     if robots.parser is None:
         return _("No robots.txt: crawlers may visit every page.")
     if not robots.allows(url):
@@ -228,10 +253,11 @@ def refusal_words(error: FetchError) -> str:
         case ErrorKind.URL:
             return _("This address cannot be fetched: %(reason)s.") % {"reason": error.message}
         case ErrorKind.TIMEOUT | ErrorKind.CONNECTION | ErrorKind.BACKOFF:
-            return _("The site could not be reached (%(reason)s). Try again later.") % {
-                "reason": error.message
-            }
+            # Never the address a name resolved to, nor whether a port answered.
+            return _("The site could not be reached. Try again later.")
         case ErrorKind.CONTENT_TYPE:
             return _("This address is not a web page, feed or sitemap.")
+        case ErrorKind.HTTP | ErrorKind.TOO_LARGE | ErrorKind.REDIRECTS | ErrorKind.DECODING:
+            return _("The page could not be fetched (%(reason)s).") % {"reason": error.message}
         case _:
-            return _("The page could not be fetched (%(reason)s).") % {"reason": error}
+            return _("The page could not be fetched.")

@@ -14,11 +14,13 @@ from datetime import timedelta
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from django.contrib.auth import get_user_model
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from crawler.conf import user_site_settings
 from crawler.fetch import policy_from_settings
+from crawler.fetch.policy import url_origin
 from crawler.models import Site
 from crawler.strategies.base import INFORMATION
 
@@ -128,7 +130,8 @@ def plan_for(user: Any, preview: Found) -> CrawlPlan:
     return CrawlPlan(
         name=name,
         root_url=root,
-        seed_urls=[u for u in preview.feeds if u != root],
+        # Feeds on other origins are no part of this site: each is a site of its own.
+        seed_urls=[u for u in preview.feeds if u != root and url_origin(u) == url_origin(root)],
         revisit_hours=revisit.total_seconds() / 3600,
         page_budget=budget,
         max_depth=depth,
@@ -148,3 +151,11 @@ def check_quota(user: Any) -> None:
             )
             % {"count": limit}
         )
+
+
+def lock_person(user: Any) -> None:
+    """Hold the person's row until the transaction ends, so that one request at a time checks
+    and spends their allowances: a no-op write takes the row's lock on PostgreSQL and the
+    database's write lock on SQLite, where select_for_update does nothing."""
+    model = get_user_model()
+    model.objects.filter(pk=user.pk).update(**{model._meta.pk.attname: user.pk})

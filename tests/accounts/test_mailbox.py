@@ -8,7 +8,7 @@ import pytest
 from django.core.mail import send_mail
 from django.urls import reverse
 
-from tests.factories import PASSWORD
+from tests.factories import PASSWORD, make_user
 
 # Account mail is queued; here the tasks run in the test process, as a worker would.
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
@@ -84,3 +84,27 @@ def test_signing_up_with_a_taken_address_grants_no_look_at_its_mail(client, file
     response = client.get("/mailbox/")
 
     assert response.status_code == 302
+
+
+def test_an_address_added_to_an_account_grants_no_look_at_its_mail(client, file_mailbox, bob):
+    carol = make_user("carol@example.com")
+    client.force_login(carol)
+    client.post(reverse("account_email"), {"action_add": "", "email": bob.email})
+    client.post(reverse("account_reset_password"), {"email": bob.email})
+    assert any("password/reset/key" in path.read_text() for path in file_mailbox.iterdir())
+
+    page = client.get("/mailbox/").content.decode()
+
+    assert "password/reset/key" not in page and "confirm-email" not in page
+
+
+def test_an_unverified_address_of_ones_own_shows_no_mail(client, file_mailbox):
+    carol = make_user("carol@example.com", verified=False)
+    carol.emailaddress_set.create(email="carol2@example.com", verified=True, primary=False)
+    send_mail("To the unverified one", "secret", None, ["carol@example.com"])
+    send_mail("To the verified one", "hello", None, ["carol2@example.com"])
+    client.force_login(carol)
+
+    page = client.get("/mailbox/").content.decode()
+
+    assert "To the verified one" in page and "secret" not in page

@@ -115,7 +115,7 @@ def test_crawls_stop_for_the_day_once_the_allowance_is_fetched(alice, bob, setti
     settings.CRAWLER_USER_SITES = "open"
     settings.CRAWLER_USER_PAGES_PER_DAY = 300
     url = "https://a.example.org/"
-    mine = usersites.add_site(alice, url, previewed(url)).site
+    mine = usersites.add_site(alice, url, previewed(url, page_budget=30)).site
     shared = make_site("Pool", "https://pool.example.com/")
     now = timezone.now()
     make_run(mine, hours_ago=2, fetched=299)

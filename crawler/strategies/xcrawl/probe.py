@@ -34,6 +34,7 @@ from playwright.async_api import Error as PlaywrightError
 from crawler.fetch.policy import FetchPolicy, SiteRules, policy_from_settings
 from crawler.fetch.ssrf import Resolver, system_resolve
 from crawler.render.host import HOST, BrowserHost
+from crawler.render.noudp import harden
 from crawler.render.relay import Refused, Relay
 
 BLOCKED_TYPES = frozenset({"image", "media", "font"})
@@ -169,6 +170,7 @@ class _Session:
         context = await browser.new_context(
             user_agent=policy.user_agent, service_workers="block", accept_downloads=False
         )
+        await harden(context)
         await context.add_init_script(INIT_SCRIPT)
         await context.route("**/*", self.route)
         self.page = await context.new_page()

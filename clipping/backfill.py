@@ -90,6 +90,21 @@ def backfill_list(list_id: int) -> IngestResult:
     return result
 
 
+def split_news(match_ids: list[int], list_id: int) -> tuple[list[int], list[int]]:
+    """Split a backfill's matches into (found in pages crawled before the list was saved,
+    news): pages fetched after the save were only missed because a worker's index did not
+    have the list yet, and come one by one as any news does, not in the summary."""
+    saved = KeywordList.objects.filter(id=list_id).values_list("updated_at", flat=True).first()
+    if saved is None or not match_ids:
+        return list(match_ids), []
+    news = set(
+        Match.objects.filter(
+            id__in=match_ids, clip__page_version__fetched_at__gte=saved
+        ).values_list("id", flat=True)
+    )
+    return [i for i in match_ids if i not in news], [i for i in match_ids if i in news]
+
+
 def found_when_published(match_ids: list[int]) -> None:
     """Date a backfill's matches by their page's publication: they sit among the clips of
     that time on the personal page, in the feed and in digests, not on top of newer ones."""

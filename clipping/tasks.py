@@ -62,11 +62,14 @@ def backfill_list(list_id: int) -> dict[str, object]:
     result = backfill.backfill_list(list_id)
     # What the list finds among pages already crawled is one summary, sent now: it does not
     # wait for the hour's instant mails nor count among them (digest users: their digest).
-    summary = digests.plan_summary(result.match_ids)
+    # Pages crawled after the list was saved are news, mailed as any news is.
+    found, news = backfill.split_news(result.match_ids, list_id)
+    summary = digests.plan_summary(found)
     if summary is not None:
         deliver_digest.delay_on_commit(summary)
     else:
-        queue_instant_mail(result.match_ids)
+        queue_instant_mail(found)
+    queue_instant_mail(news)
     queue_channel_notices(result.match_ids)
     return {"clips": result.clips, "matches": result.matches, "skipped": result.skipped}
 

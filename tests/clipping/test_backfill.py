@@ -219,3 +219,31 @@ def test_only_a_new_reactivated_or_rematching_active_list_needs_a_backfill():
         setattr(keyword_list, field, value)
         assert needs_backfill(before, keyword_list), field
         before = matching_state(keyword_list)
+
+
+def test_pages_crawled_after_the_list_was_saved_come_one_by_one_not_in_the_summary(
+    crawled, client, alice, smtp_server, eager_celery, settings
+):
+    """A page fetched after the save but ingested before the workers' index had the list is
+    news: the backfill catches it, and it is mailed as news, apart from the summary."""
+    settings.CLIPPING_BACKFILL_DAYS = 0  # no backfill on save: the page comes first
+    keyword_list = save_list(client, alice, name="Energy", terms="subsidy")
+    assert smtp_server.to("alice@example.com") == []
+    later = timezone.now() + timedelta(seconds=5)
+    fresh = [
+        "The harbour board approved new subsidies for electric ferries on Monday evening.",
+        "Crews will train over the winter, and the first boats sail to the islands in spring.",
+        "Fares stay the same, the board said, while the old diesel boats are sold abroad.",
+    ]
+    store_version(
+        crawled, "https://news.example.com/fresh", article("Fresh ferries", fresh), fetched_at=later
+    )
+    settings.CLIPPING_BACKFILL_DAYS = 3
+    from clipping import tasks
+
+    tasks.backfill_list(keyword_list.id)
+    subjects = sorted(str(mail["Subject"]) for mail in smtp_server.to("alice@example.com"))
+    assert subjects == [
+        "[Webclip] 1 article already matches your new list Energy",
+        "[Webclip] Energy: Fresh ferries",
+    ]

@@ -162,9 +162,15 @@ def test_clips_reach_people_by_mail_page_and_feed(
     expected = SUBSIDY_ARTICLES | {SYNONYM_ARTICLE}
     # The demo site now also holds an archive behind its search and desks built by scripts:
     # a whole first crawl of it takes minutes on a loaded machine.
-    wait_until(
-        lambda: expected <= set(subjects(smtp_server, "dana@example.com")), 300, "dana's clip mails"
-    )
+    try:
+        wait_until(
+            lambda: expected <= set(subjects(smtp_server, "dana@example.com")),
+            300,
+            "dana's clip mails",
+        )
+    except AssertionError as exc:
+        got = [str(m["Subject"]) for m in mails_to(smtp_server, "dana@example.com")]
+        raise AssertionError(f"{exc}; dana got {got}") from None
     dana_mails = [
         m for m in mails_to(smtp_server, "dana@example.com") if "confirm" not in text_of(m).lower()
     ]

@@ -193,8 +193,7 @@ def _safe(area: etree._Element, base: str, words: list[str]) -> str:
     )
     if not words:
         return markup
-    alternatives = "|".join(map(re.escape, words))
-    return _mark(markup, re.compile(r"(<[^>]*>)|\b(" + alternatives + r")\b", re.I))
+    return _mark(markup, words)
 
 
 def _absolute_links(area: etree._Element, base: str) -> None:
@@ -213,13 +212,51 @@ def _absolute_links(area: etree._Element, base: str) -> None:
         element.set(name, joined[value])
 
 
-def _mark(markup: str, pattern: re.Pattern[str]) -> str:
+def _mark(markup: str, words: list[str]) -> str:
     """Wrap each occurrence of the words in the markup's text (never in a tag) in <mark>.
 
-    In nh3's output text never holds "<" (it is escaped), so one pass over the markup that
-    steps over whole tags sees only text otherwise.
+    In nh3's output text never holds "<" or ">" (they are escaped), so an occurrence is inside
+    a tag exactly when the last "<" before it comes after the last ">". Case is ignored: each
+    word is looked for with str.find in a lower-cased copy (a literal scan, many times faster
+    than an ignore-case pattern) when lowering keeps every offset, as it does but for a few
+    letters (Turkish dotted I); a whole-word pattern otherwise.
     """
-    return pattern.sub(lambda found: found[0] if found[1] else f"<mark>{found[2]}</mark>", markup)
+    lowered = markup.lower()
+    if len(lowered) != len(markup):
+        alternatives = "|".join(map(re.escape, words))
+        spans = [m.span() for m in re.finditer(rf"\b(?:{alternatives})\b", markup, re.I)]
+    else:
+        spans = sorted(span for word in words for span in _whole_words(lowered, word.lower()))
+    pieces: list[str] = []
+    done = 0
+    for start, end in spans:
+        if start < done or markup.rfind("<", 0, start) > markup.rfind(">", 0, start):
+            continue  # overlapping a longer word already marked, or in a tag's attribute
+        pieces.append(markup[done:start])
+        pieces.append(f"<mark>{markup[start:end]}</mark>")
+        done = end
+    pieces.append(markup[done:])
+    return "".join(pieces)
+
+
+def _whole_words(text: str, word: str) -> list[tuple[int, int]]:
+    """Return the spans where `word` stands in `text` as a whole word."""
+    spans: list[tuple[int, int]] = []
+    if not word:
+        return spans
+    start = text.find(word)
+    while start >= 0:
+        end = start + len(word)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not _word_char(before) and not _word_char(after):
+            spans.append((start, end))
+        start = text.find(word, start + 1)
+    return spans
+
+
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 def matched_words(summaries: Iterable[tuple[str, list]]) -> list[str]:

@@ -136,3 +136,24 @@ def test_keep_unread_undoes_what_opening_did(client, alice, bob, clip):
     assert Match.objects.filter(clip=clip, read_at__isnull=True).exists()
     client.force_login(bob)
     assert client.post(reverse("clip_mark_unread", args=[clip.pk])).status_code == 404
+
+
+def test_marking_finds_whole_words_in_text_never_in_tags():
+    from clipping.reader import _mark
+
+    markup = (
+        '<p title="subsidies">Subsidies and subsidiesx; <a href="/subsidies">new subsidies</a></p>'
+    )
+    assert _mark(markup, ["subsidies"]) == (
+        '<p title="subsidies"><mark>Subsidies</mark> and subsidiesx; '
+        '<a href="/subsidies">new <mark>subsidies</mark></a></p>'
+    )
+    # Lowering İ changes offsets: the marking falls back to an ignore-case pattern.
+    assert (
+        _mark("<p>İstanbul subsidies</p>", ["SUBSIDIES"])
+        == "<p>İstanbul <mark>subsidies</mark></p>"
+    )
+    # A phrase and a word inside it: the longer one is marked whole.
+    assert _mark("<p>solar subsidies</p>", ["solar subsidies", "subsidies"]) == (
+        "<p><mark>solar subsidies</mark></p>"
+    )

@@ -13,6 +13,9 @@ def log_in(page, base: str, email: str) -> None:
     page.fill("input[name=password]", PASSWORD)
     page.click("[data-testid=login-form] button[type=submit]")
     page.wait_for_url(f"{base}/dashboard/")
+    # The dashboard's own requests (the time-zone report, the service worker's install) end
+    # before the test goes on, so none races the test's next page for the session.
+    page.wait_for_load_state("networkidle")
 
 
 def watch_problems(page) -> list[str]:

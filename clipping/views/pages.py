@@ -197,8 +197,8 @@ def clip_index(request: HttpRequest) -> HttpResponse:
     # only other people follow. One EXISTS per site, a handful of rows.
     mine = Clip.objects.for_owner(user).filter(site=OuterRef("pk"))
     sites = by_name(Site.objects.filter(Exists(mine)).order_by("id"))
-    chosen_list = _choice(request.GET.get("list"), {item.pk: item for item in lists})
-    chosen_site = _choice(request.GET.get("site"), {site.pk: site for site in sites})
+    chosen_list = chosen(request.GET.get("list"), {item.pk: item for item in lists})
+    chosen_site = chosen(request.GET.get("site"), {site.pk: site for site in sites})
     query = clean_query(request.GET.get("q"))
     starred = request.GET.get("starred") == "1"
     # One of the user's lists narrows the one EXISTS, probed through (keyword_list, clip).
@@ -236,7 +236,7 @@ def clip_mark_read(request: HttpRequest, pk: int) -> HttpResponse:
     if not mine.exists():
         raise Http404("No such clip.")
     mine.filter(read_at__isnull=True).update(read_at=timezone.now())
-    return _back(request)
+    return back_to_next(request)
 
 
 @login_required
@@ -248,7 +248,7 @@ def clip_mark_unread(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("No such clip.")
     mine.update(read_at=None)
     messages.success(request, _("The clip is unread again."))
-    return _back(request)
+    return back_to_next(request)
 
 
 @login_required
@@ -257,7 +257,7 @@ def clip_mark_all_read(request: HttpRequest) -> HttpResponse:
     """Mark every clip of mine read."""
     Match.objects.owned_by(request.user).unread().update(read_at=timezone.now())
     messages.success(request, _("All clips are marked read."))
-    return _back(request)
+    return back_to_next(request)
 
 
 @csrf_exempt  # RFC 8058: mail providers post the one-click form without cookies or a CSRF token
@@ -276,7 +276,7 @@ def unsubscribe(request: HttpRequest, token: str) -> HttpResponse:
     return render(request, "clipping/unsubscribe_confirm.html", {"target": target})
 
 
-def _choice(raw: str | None, options: dict[int, object]) -> object | None:
+def chosen(raw: str | None, options: dict[int, object]) -> object | None:
     """Return the option a query parameter names, None if it names none of the user's."""
     try:
         return options.get(int(raw or ""))
@@ -284,7 +284,8 @@ def _choice(raw: str | None, options: dict[int, object]) -> object | None:
         return None
 
 
-def _back(request: HttpRequest) -> HttpResponse:
+def back_to_next(request: HttpRequest) -> HttpResponse:
+    """Redirect to the form's `next` address when it is this site's, else to My clips."""
     target = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()

@@ -9,7 +9,6 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -17,6 +16,7 @@ from clipping import handclip, history, watching
 from clipping.feeds import clips_with_my_matches
 from clipping.models import Match, PageWatch, Star
 from clipping.reader import matched_words, reader_article
+from clipping.views.pages import back_to_next, chosen
 
 
 def _own_clip(request: HttpRequest, pk: int):  # noqa: ANN202 (a Clip with its annotations)
@@ -57,7 +57,7 @@ def clip_star(request: HttpRequest, pk: int) -> HttpResponse:
         Star.objects.filter(owner=request.user, clip=clip).delete()
     if request.headers.get("Accept") == "application/json":
         return JsonResponse({"id": clip.pk, "starred": starred})
-    return _back(request)
+    return back_to_next(request)
 
 
 @login_required
@@ -66,8 +66,8 @@ def page_history(request: HttpRequest, pk: int) -> HttpResponse:
     page = get_object_or_404(history.pages_of(request.user).select_related("site"), pk=pk)
     versions = list(history.versions_of(page)[:200])
     by_id = {version.pk: version for version in versions}
-    newer = _version(request.GET.get("b"), by_id) or (versions[0] if versions else None)
-    older = _version(request.GET.get("a"), by_id) or (versions[1] if len(versions) > 1 else None)
+    newer = chosen(request.GET.get("b"), by_id) or (versions[0] if versions else None)
+    older = chosen(request.GET.get("a"), by_id) or (versions[1] if len(versions) > 1 else None)
     rows, pruned = [], False
     if newer is not None and older is not None and older.pk != newer.pk:
         if older.fetched_at > newer.fetched_at:
@@ -86,13 +86,6 @@ def page_history(request: HttpRequest, pk: int) -> HttpResponse:
         "watching": PageWatch.objects.filter(owner=request.user, page=page).exists(),
     }
     return render(request, "clipping/page_history.html", context)
-
-
-def _version(raw: str | None, by_id: dict):  # noqa: ANN202
-    try:
-        return by_id.get(int(raw or ""))
-    except ValueError:
-        return None
 
 
 @login_required
@@ -123,12 +116,3 @@ def clip_add(request: HttpRequest) -> HttpResponse:
     else:
         messages.success(request, _("The page is in your clips."))
     return redirect("clip_read", pk=done.clip.pk)
-
-
-def _back(request: HttpRequest) -> HttpResponse:
-    target = request.POST.get("next", "")
-    if url_has_allowed_host_and_scheme(
-        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return redirect(target)
-    return redirect("clip_index")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from crawler.conf import deepweb_settings
-from crawler.hiddenweb.runner import STATE, FormMemory, HiddenWebReport, search_site
+from crawler.hiddenweb.runner import STATE, FormMemory, HiddenWebReport, search_in_run
 from crawler.run.passes import RunContext
 from crawler.sitesearch.analysis import Form, FormParseError, analyze_forms
 from crawler.sitesearch.safety import refusal
@@ -52,19 +52,7 @@ def forms_pass(context: RunContext, observation: PageObservation) -> HiddenWebRe
     if not any(_search_like(f) and f.fingerprint not in memory.done for f in forms):
         return None
     memory.pages += 1
-    return search_site(
-        context.site,
-        context.frontier,
-        call=context.call,
-        backend=context.backend,
-        topic=context.topic,
-        handle=context.handle,
-        budget=context.budget,
-        rng=context.rng,
-        run=context.run,
-        pages={observation.url: html},
-        memory=memory,
-    )
+    return search_in_run(context, memory, {observation.url: html})
 
 
 def _search_like(form: Form) -> bool:

@@ -186,9 +186,12 @@ def search_site(
     return report
 
 
-def search_pass(context: RunContext) -> HiddenWebReport:
-    """Run the hidden-web pass inside a crawl run (registered in crawler/apps.py)."""
-    report = search_site(
+def search_in_run(
+    context: RunContext, memory: FormMemory, pages: Mapping[str, str] | None = None
+) -> HiddenWebReport:
+    """Search the site's forms with the run's frontier, backend, topic and budget: the forms of
+    `pages` (url: HTML already fetched) when given, else those the seeds and links lead to."""
+    return search_site(
         context.site,
         context.frontier,
         call=context.call,
@@ -198,8 +201,14 @@ def search_pass(context: RunContext) -> HiddenWebReport:
         budget=context.budget,
         rng=context.rng,
         run=context.run,
-        memory=context.state.setdefault(STATE, FormMemory()),
+        pages=pages,
+        memory=memory,
     )
+
+
+def search_pass(context: RunContext) -> HiddenWebReport:
+    """Run the hidden-web pass inside a crawl run (registered in crawler/apps.py)."""
+    report = search_in_run(context, context.state.setdefault(STATE, FormMemory()))
     if report.submissions:
         logger.info(
             "Hidden web on %s: %d submission(s), %d with results, %d result page(s) stored",

@@ -86,6 +86,44 @@ def test_a_front_page_is_a_hub_page_of_teasers_that_point_to_their_articles() ->
     assert analysis.main_text == ""
 
 
+def blog_card(slug: str, title: str, subtitle: str) -> str:
+    """Return a post card as blog themes write them: categories, title link, subtitle heading."""
+    return (
+        f'<article><header class="article-header"><div class="article-details">'
+        f'<header class="article-category"><a href="/categories/dev/">Dev</a> '
+        f'<a href="/categories/tools/">Tools</a></header>'
+        f'<div class="article-title-wrapper"><h2 class="article-title">'
+        f'<a href="/posts/{slug}/">{title}</a></h2>'
+        f'<h3 class="article-subtitle">{subtitle}</h3></div>'
+        f'<footer class="article-time"><time>May 22, 2026</time></footer>'
+        f"</div></header></article>"
+    )
+
+
+def test_a_blog_list_whose_summaries_are_subtitle_headings_is_a_hub_of_teasers() -> None:
+    cards = "".join(
+        blog_card(
+            f"post-{i}",
+            f"Releasing tool number {i} for the command line",
+            f"Tool {i} is out: a small program with new recipes, faster browsing of "
+            f"collections and a safer way to keep session tokens on your laptop.",
+        )
+        for i in range(5)
+    )
+    html = (
+        "<!doctype html><html lang='en'><body><aside><nav><a href='/'>Home</a> "
+        "<a href='/about/'>About</a></nav></aside>"
+        f"<main><section class='article-list'>{cards}</section></main></body></html>"
+    )
+    analysis = analyze(html, "https://blog.example/")
+    assert analysis.kind == "hub"
+    teasers = [area for area in analysis.informational_areas if area.teaser]
+    assert [area.follow_url for area in teasers] == [
+        f"https://blog.example/posts/post-{i}/" for i in range(5)
+    ]
+    assert extract_clips(analysis, ["session tokens"]) == []
+
+
 def test_the_page_kind_weighs_article_text_more_than_the_link_ratio() -> None:
     long_article = analyze(article_page(paragraphs=PARAGRAPHS * 4), URL)
     short_note = analyze(article_page(paragraphs=PARAGRAPHS[:1]), URL)

@@ -46,7 +46,8 @@ EVAL = ROOT_DIR.parent / "shared" / "eval"
 THRESHOLDS = [round(0.40 + 0.05 * i, 2) for i in range(12)]
 PAPER_THRESHOLD, PAPER_P, PAPER_R = 0.85, 0.89, 0.90
 WORDS_PER_SIDE = 80
-PAPER_AREAS = (85 / 16, 202 / 16)  # Table 1: means over the 16 portals
+PAPER_AREAS = (85 / 16, 202 / 16)
+BENCH_DB = "webclip_papers_bench"  # Table 1: means over the 16 portals
 
 
 def fetch(url: str) -> str:
@@ -270,6 +271,14 @@ def main() -> None:
         f"{name} {'met' if ok else 'NOT met'}" for name, ok in results.items()))  # fmt: skip
     if args.quick:
         return
+    from bench.benchdb import throwaway_database
+    from bench.seed_runs import submission_efficiency, teasers_followed
+
+    with throwaway_database(BENCH_DB):
+        submission_efficiency()
+        results["teasers"] = teasers_followed()
+    print(f"\n{time.perf_counter() - started:.0f} s in all; targets: " + ", ".join(
+        f"{name} {'met' if ok else 'NOT met'}" for name, ok in results.items()))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ from crawler.hiddenweb.store import (
     order_by_staleness,
     record_searches,
     sync_keywords,
+    with_feedback,
 )
 from crawler.models import CrawlRun, Page, Site
 from crawler.models.sitesearch import SiteSearch
@@ -356,6 +357,7 @@ class _FormWork:
             template=template_for(plan),
             uses_browser=self.site.needs_browser and form.method == "POST",
         )
+        plan = with_feedback(plan, record)  # what earlier answers taught (HiWE 5.4)
         limit = self.settings.smax * CANDIDATES_PER_SUBMISSION
         candidates = best_assignments(plan, self.settings.ranking, limit)
         chosen = order_by_staleness(record, candidates)[: self.settings.smax]

@@ -228,6 +228,12 @@ class DeepWebSettings(Settings):
     probes: int = setting(
         "DEEPWEB_PROBES", 2, 'nonsense queries sent to learn a form\'s "no results" page', minimum=1
     )
+    entity_queries: int = setting(
+        "DEEPWEB_ENTITY_QUERIES",
+        5,
+        "most queries per form and run made of names recurring on its result pages (0: none)",
+        minimum=0,
+    )
     second_level: int = setting(
         "DEEPWEB_SECOND_LEVEL", 100, "most second-level URLs fetched per form per run", minimum=0
     )

@@ -231,7 +231,8 @@ class DeepWebSettings(Settings):
     entity_queries: int = setting(
         "DEEPWEB_ENTITY_QUERIES",
         5,
-        "most queries per form and run made of names recurring on its result pages (0: none)",
+        "most names searched per form and run from each source: recurring on the site's "
+        "articles beside a keyword (LVS values) and on its result pages (entity queries)",
         minimum=0,
     )
     second_level: int = setting(

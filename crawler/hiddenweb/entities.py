@@ -90,3 +90,11 @@ def recurring_names(
 
 def _key(text: str, language: str) -> str:
     return " ".join(stems(tokenize(text), language))
+
+
+def near_topic(pages: Sequence[Sequence[str]], topic: Iterable[str], language: str = "en") -> list:
+    """Return the pages whose text holds one of the `topic` stems (the users' keywords)."""
+    wanted = set(topic)
+    return [
+        blocks for blocks in pages if wanted & set(stems(tokenize("\n".join(blocks)), language))
+    ]

@@ -53,6 +53,7 @@ from crawler.hiddenweb.store import (
     load_table,
     order_by_staleness,
     record_searches,
+    site_names,
     sync_keywords,
     with_feedback,
 )
@@ -264,7 +265,9 @@ class _FormWork:
         self.frontier = frontier
         self.requester = requester
         self.settings = settings
-        self.queries = dict(queries)
+        room = min(settings.entity_queries, settings.smax - len(queries))
+        # Names the site's own articles keep mentioning beside the keywords: more LVS values.
+        self.queries = dict(queries) | site_names(site.id, queries, language, room)
         self.language = language
         self.rng = rng
         self.now = now

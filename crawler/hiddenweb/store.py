@@ -14,12 +14,15 @@ from django.db.models import F, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
+from analyzer.text import stems, tokenize
 from crawler.hiddenweb import assignments
 from crawler.hiddenweb.assignments import FALLEN, Assignment, Plan, bare
+from crawler.hiddenweb.entities import near_topic, recurring_names
 from crawler.hiddenweb.lvs import LEARNED, LabelValues
 from crawler.hiddenweb.outcome import FormOutcome
 from crawler.hiddenweb.responses import EmptyPageModel
 from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet, RunSearch
+from crawler.models.pages import ArticleText, PageVersion
 from crawler.models.sitesearch import SiteSearch
 from crawler.sitesearch.analysis import Form
 from crawler.sitesearch.detect import KEYWORD_ALIASES, KEYWORD_LABEL
@@ -126,6 +129,29 @@ def value_tallies(record: SiteSearch) -> dict[tuple[str, str], tuple[int, int]]:
                 before = tallies.get(key, (0, 0))
                 tallies[key] = (before[0] + hits, before[1] + sent)
     return tallies
+
+
+HARVEST_PAGES = 200  # the site's newest article pages read for names
+
+
+def site_names(
+    site_id: int, queries: Mapping[str, float], language: str, limit: int
+) -> dict[str, float]:
+    """Return names recurring on the site's own articles that hold a user's keyword, as LVS
+    values weighted below every keyword (HiWE's values learnt from crawled pages)."""
+    if limit <= 0 or not queries:
+        return {}
+    rows = PageVersion.objects.filter(page__site_id=site_id, article__isnull=False)
+    pages = []
+    for packed in rows.order_by("-id").values_list("article", flat=True)[:HARVEST_PAGES]:
+        article = ArticleText.unpack(bytes(packed))
+        pages.append([article.title, article.text])
+    topic = {stem for query in queries for stem in stems(tokenize(query), language)}
+    names = recurring_names(
+        near_topic(pages, topic, language), exclude=queries, limit=limit, language=language
+    )
+    weight = min(queries.values()) / 2
+    return dict.fromkeys(names, weight)
 
 
 def with_feedback(plan: Plan, record: SiteSearch) -> Plan:

@@ -56,3 +56,34 @@ def test_no_entity_query_is_made_when_switched_off(settings):
         )
         report = search_now(site, topic=topic)
     assert not [log for f in report.forms for log in f.searches if log.form == ENTITY]
+
+
+def page_about(title: str, text: str) -> str:
+    paragraphs = "".join(
+        f"<p>{text} Sentence {i} adds words so the page reads as prose.</p>" for i in range(5)
+    )
+    return f"<html lang='en'><body><article><h1>{title}</h1>{paragraphs}</article></body></html>"
+
+
+@pytest.mark.django_db
+def test_names_the_sites_own_articles_repeat_beside_a_keyword_become_values_after_it(settings):
+    from tests.factories import store_version
+
+    settings.DEEPWEB_ENTITY_QUERIES = 2
+    topic = Topic(terms={"orchestra": 1.0}, queries={"orchestra": 1.0})
+    with DeepWebSite(build_stories(60)) as web:
+        site = Site.objects.create(
+            name="Archive", root_url=web.url("/"), allow_private_network=True, crawl_delay=0
+        )
+        for i, (title, text) in enumerate([
+            ("Concert", "The orchestra of Oslo played under Marta Velasquez."),
+            ("Tour", "Marta Velasquez takes the orchestra on tour."),
+            ("Harbour", "Pieter Jansen opened the harbour."),
+            ("Ferry", "Pieter Jansen rode the ferry."),
+        ]):  # fmt: skip
+            store_version(site, web.url(f"/kept/{i}"), page_about(title, text))
+        report = search_now(site, topic=topic)
+        [form] = [f for f in report.forms if f.action == web.url("/search")]
+    typed = [log.query for log in form.searches if log.form == "typed"]
+    assert typed[0] == "orchestra" and "Marta Velasquez" in typed
+    assert "Pieter Jansen" not in [log.query for log in form.searches]  # not near the topic

@@ -15,9 +15,13 @@
 3. Submission efficiency (HiWE): the hidden-web pass on the real blog's search form and on
    the demo's two search forms; SE = submissions with results / submissions, per form.
    Paper: SE between 0.83 and 0.91 with its value sources (Table 2, LVS with the wizard).
+   Entity queries (He et al.): the names recurring on result pages searched too, and the
+   results new to the form's run per extra query (the paper reports no such figure).
 4. Informational and hub areas per page (Page Analyzer, Table 1, 16 portal home pages,
    means 5.3 informational and 12.6 hub): the real blog's home and list pages, with the
    navigational areas the analyzer sets apart (the step the paper names as missing).
+5. Teasers followed (Page Analyzer, Algorithm 2): keyword posts a small breadth-first run of
+   the real blog reaches, with and without teasers followed (bench/seed_runs.py).
 
 Usage: .venv/bin/python -m bench.seed_measures [--quick]   (SE needs PostgreSQL or SQLite
 through DATABASE_URL like the other benchmarks; --quick skips it)

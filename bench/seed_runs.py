@@ -7,8 +7,8 @@
   a small budget (the hidden-web pass off, so that only the crawl spends it) and a
   person's keyword list, with and without the keyword matcher:
   articles reached through teasers, and the keyword-holding posts fetched.
-- Entity queries (He et al.): the extra queries bootstrapped from result pages, and the new
-  articles they reached per extra query.
+- Entity queries (He et al.): the extra queries bootstrapped from result pages, and the
+  results new to the form's run they reached per extra query (printed with SE).
 """
 
 from __future__ import annotations
@@ -54,6 +54,22 @@ def print_forms(name: str, report) -> None:
         )
 
 
+def print_entities(name: str, report) -> None:
+    """Print the entity queries a pass made per form and the new results they reached."""
+    from crawler.hiddenweb.entities import ENTITY
+
+    for form in report.forms:
+        logs = [log for log in form.searches if log.form == ENTITY]
+        if not logs:
+            continue
+        found = sum(len(log.results) for log in logs)
+        print(
+            f"   {name:10} {form.action.split('/', 3)[-1]:26} entity queries {len(logs)} "
+            f"({', '.join(log.query for log in logs)}): {found} results new to the form's "
+            f"run, {found / len(logs):.1f} per extra query"
+        )
+
+
 def submission_efficiency() -> dict:
     """Print SE per form on the real blog and the demo site; return the blog's report."""
     from crawler.hiddenweb.runner import search_now
@@ -70,6 +86,7 @@ def submission_efficiency() -> dict:
         print(f"   real blog, keywords {', '.join(BLOG_KEYWORDS)} "
               f"({time.perf_counter() - started:.1f} s)")  # fmt: skip
         print_forms("real blog", report)
+        print_entities("real blog", report)
     server, _ = serve(port=0)
     try:
         base = f"http://127.0.0.1:{server.server_address[1]}"
@@ -77,6 +94,7 @@ def submission_efficiency() -> dict:
         demo = search_now(site, topic=topic_of(archive.KEYWORDS), rng=random.Random(11))
         print(f"   demo site, its users' keywords {', '.join(archive.KEYWORDS)}")
         print_forms("demo", demo)
+        print_entities("demo", demo)
     finally:
         server.shutdown()
     return {"blog": report, "demo": demo}

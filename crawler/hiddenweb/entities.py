@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from analyzer.text import stems, stopwords, tokenize
 
 ENTITY = "entity"  # a search log's form: a name bootstrapped from result pages
-_JOINERS = r"(?:of|de|del|der|van|von|la|le|du|da|and|&)"
+_JOINERS = r"(?:of|de|del|der|van|von|la|le|du|da)"
 _WORD = r"[A-Z][\w'’.-]*[\w]"
 _NAME = re.compile(rf"\b{_WORD}(?:[^\S\n]+(?:{_JOINERS}[^\S\n]+)?{_WORD}){{0,3}}")  # within a line
 MAX_NAME_CHARS = 60
@@ -36,22 +36,73 @@ def page_blocks(pages: Sequence[Sequence[str]]) -> list[list[str]]:
 
 
 def names_in(text: str, language: str = "en") -> set[str]:
-    """Return the entity-like names of a text (capitalised runs, stop words trimmed)."""
-    stop = stopwords(language)
+    """Return the entity-like names of a text (capitalised runs, stop words trimmed).
+
+    A lone capitalised word counts only where a sentence does not start ("Report", "Central"
+    at the head of a sentence are no names); calendar words and contractions never count.
+    """
+    stop = stopwords(language) | _CALENDAR
     found: set[str] = set()
     for match in _NAME.finditer(text):
-        words = match.group(0).split()
-        while words and words[0].lower() in stop:
+        words = [_base(word) for word in match.group(0).split()]
+        first = len(words)
+        while words and _stop(words[0], stop):
             words = words[1:]
-        while words and words[-1].lower() in stop:
+        led = len(words) < first  # "In Zelmora": the name itself does not start the sentence
+        while words and _stop(words[-1], stop):
             words = words[:-1]
         name = " ".join(words)
-        if not name or len(name) > MAX_NAME_CHARS or name.isupper() and len(name) <= 2:
+        if not name or len(name) > MAX_NAME_CHARS or any(c.isdigit() for c in name):
             continue
-        if all(word.lower() in stop for word in words) or any(c.isdigit() for c in name):
+        initial = not led and _starts_sentence(text, match.start())
+        if len(words) == 1 and (len(name) <= 2 or initial):
             continue
         found.add(name)
     return found
+
+
+_CALENDAR = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "january",
+        "february",
+        "march",
+        "april",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+        "today",
+        "yesterday",
+    ]
+)
+
+
+def _base(word: str) -> str:
+    """Return a word without a possessive ending ("Porto's" -> "Porto")."""
+    for ending in ("'s", "’s"):
+        if word.endswith(ending):
+            return word[: -len(ending)]
+    return word
+
+
+def _stop(word: str, stop: frozenset[str]) -> bool:
+    """Tell whether a word is a stop word, a contraction of one ("I've") included."""
+    return word.lower() in stop or re.split("['’]", word)[0].lower() in stop
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    before = text[:start].rstrip(' \t"“‘(')
+    return not before or before[-1] in ".!?:\n"
 
 
 def recurring_names(

@@ -16,6 +16,11 @@ def test_names_are_capitalised_runs_without_stop_words_at_their_ends():
     assert names_in(text) == {"Mayor of Zelmora", "Anna Kowalski", "Zelmora"}
 
 
+def test_a_lone_word_heading_a_sentence_a_weekday_or_a_contraction_is_no_name():
+    text = "Reporters came on Thursday. I’ve seen Porto’s harbour. Central bank staff left."
+    assert names_in(text) == {"Porto"}
+
+
 def test_only_names_recurring_on_several_pages_count_and_template_text_does_not():
     pages = [
         ["Anna Kowalski visited Zelmora.", "Sort by Relevance"],

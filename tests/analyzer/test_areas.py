@@ -124,6 +124,27 @@ def test_a_blog_list_whose_summaries_are_subtitle_headings_is_a_hub_of_teasers()
     assert extract_clips(analysis, ["session tokens"]) == []
 
 
+def test_headline_links_among_short_category_links_make_a_hub_by_their_lar() -> None:
+    cards = "".join(
+        f'<article><a href="/categories/dev/">Dev</a> <a href="/categories/linux/">Linux</a>'
+        f'<h2><a href="/posts/post-{i}/">How I moved my laptop number {i} to a new distribution</a>'
+        f"</h2><time>May {i + 1}, 2026</time></article>"
+        for i in range(5)
+    )
+    menu = "".join(
+        f'<li><a href="/{w}/">{w}</a></li>' for w in ("home", "about", "cv", "rss", "now")
+    )
+    html = (
+        "<!doctype html><html lang='en'><body><aside><ul>"
+        f"{menu}</ul></aside><main><section>{cards}</section></main></body></html>"
+    )
+    analysis = analyze(html, "https://blog.example/page/3/")
+    [hub] = analysis.hub_areas
+    assert hub.lar <= 1 / 12 and "leads to articles" in hub.reason
+    assert sum(link.url.startswith("https://blog.example/posts/") for link in hub.links) == 5
+    assert [area.path for area in analysis.navigational_areas] == ["html/body/aside[1]/ul[1]"]
+
+
 def test_the_page_kind_weighs_article_text_more_than_the_link_ratio() -> None:
     long_article = analyze(article_page(paragraphs=PARAGRAPHS * 4), URL)
     short_note = analyze(article_page(paragraphs=PARAGRAPHS[:1]), URL)

@@ -271,9 +271,9 @@ def main() -> None:
     rng = random.Random(33)
     results = {"empty pages": empty_pages(rng), "dedup": dedup()}
     areas_per_page()
-    print(f"\n{time.perf_counter() - started:.0f} s; targets: " + ", ".join(
-        f"{name} {'met' if ok else 'NOT met'}" for name, ok in results.items()))  # fmt: skip
     if args.quick:
+        print(f"\n{time.perf_counter() - started:.0f} s; targets: " + ", ".join(
+            f"{name} {'met' if ok else 'NOT met'}" for name, ok in results.items()))  # fmt: skip
         return
     from bench.benchdb import throwaway_database
     from bench.seed_runs import submission_efficiency, teasers_followed

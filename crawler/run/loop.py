@@ -195,11 +195,10 @@ class RunLoop:
         self.run = run
         self.settings = crawler_settings()
         self.frontier = Frontier(site)
-        self.strategy = strategy_cls(
-            site, run, self.frontier, rng=random.Random(seed), topic=get_topic(site)
-        )
+        topic = get_topic(site)
+        self.strategy = strategy_cls(site, run, self.frontier, rng=random.Random(seed), topic=topic)
         # Articles a hub's teasers announced for someone's keywords go first (Algorithm 2).
-        self.teasers = Teasers(self.frontier, keyword_matcher(site, self.strategy.topic))
+        self.teasers = Teasers(self.frontier, keyword_matcher(site, topic))
         self.render_shells = render_shells
         self.progress = progress
         self.pending: Counter[str] = Counter()

@@ -44,6 +44,11 @@ def keyword_hits(site: object, texts: list[str]) -> list[bool]:
     hosts = site.host_list()  # type: ignore[attr-defined]
     host = normalize_host(hosts[0]) if hosts else None
     index = current_index()
+    # One match over them all first: most pages name nobody's keyword, and a text holds a
+    # keyword only if the texts together do (a list's exclusion found in another text is
+    # the exception: such a link is simply not put first).
+    if not texts or not index.match("\n".join(texts), host=host):
+        return [False] * len(texts)
     return [bool(index.match(text, host=host)) for text in texts]
 
 

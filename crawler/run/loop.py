@@ -343,7 +343,7 @@ class RunLoop:
         first = self.teasers.next(limit)
         if first:
             known = self.frontier.pages(first)  # a link the frontier refused is not fetched
-            first = [url for url in first if url in known]
+            first = [u for u in first if u in known and known[u].last_fetched_at is None]
             self.frontier.take(first)
             if len(first) >= limit:
                 return [known[url] for url in first]

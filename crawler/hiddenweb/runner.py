@@ -53,7 +53,9 @@ from crawler.hiddenweb.store import (
     load_table,
     order_by_staleness,
     record_searches,
+    site_names,
     sync_keywords,
+    with_feedback,
 )
 from crawler.models import CrawlRun, Page, Site
 from crawler.models.sitesearch import SiteSearch
@@ -263,7 +265,9 @@ class _FormWork:
         self.frontier = frontier
         self.requester = requester
         self.settings = settings
-        self.queries = dict(queries)
+        room = min(settings.entity_queries, settings.smax - len(queries))
+        # Names the site's own articles keep mentioning beside the keywords: more LVS values.
+        self.queries = dict(queries) | site_names(site.id, queries, language, room)
         self.language = language
         self.rng = rng
         self.now = now
@@ -356,6 +360,7 @@ class _FormWork:
             template=template_for(plan),
             uses_browser=self.site.needs_browser and form.method == "POST",
         )
+        plan = with_feedback(plan, record)  # what earlier answers taught (HiWE 5.4)
         limit = self.settings.smax * CANDIDATES_PER_SUBMISSION
         candidates = best_assignments(plan, self.settings.ranking, limit)
         chosen = order_by_staleness(record, candidates)[: self.settings.smax]

@@ -1,6 +1,8 @@
 from django.conf import settings
+from django.templatetags.static import static
 from django.contrib import admin
 from django.urls import include, path
+from django.views.generic import RedirectView
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
@@ -14,6 +16,8 @@ admin.site.site_title = format_lazy(_("{site} admin"), site=settings.SITE_NAME)
 admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
+    # Browsers ask for it on pages that name no icon (the admin's, a mail's frame).
+    path("favicon.ico", RedirectView.as_view(url=static("icons/icon-192.png"), permanent=True)),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("account/", include("accounts.urls")),

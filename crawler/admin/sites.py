@@ -6,9 +6,10 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
@@ -80,11 +81,16 @@ class SiteForm(forms.ModelForm):
 @admin.register(Site)
 class SiteAdmin(admin.ModelAdmin):
     form = SiteForm
+    # Approval, who added it and visibility first: the columns a reviewer acts on stay on
+    # screen at 1280 px, before the crawl figures.
     list_display = [
         "name",
+        "approval",
+        "added_by",
+        "visibility",
+        "enabled",
         "root_url",
         "strategy",
-        "enabled",
         "needs_browser",
         "last_run",
         "pages",
@@ -94,9 +100,6 @@ class SiteAdmin(admin.ModelAdmin):
         "last_robots_skipped",
         "harvest_rate",
         "next_crawl_at",
-        "visibility",
-        "approval",
-        "added_by",
     ]
     list_filter = ["enabled", "strategy", "needs_browser", "visibility", "approval"]
     search_fields = ["name", "root_url", "added_by__email"]
@@ -296,6 +299,7 @@ class CrawlRunAdmin(admin.ModelAdmin):
         "changed",
         "unchanged",
         "errors",
+        "misses",
         "robots_skipped",
         "rendered",
         "harvest",
@@ -358,6 +362,31 @@ class CrawlRunAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+    # A run is a record of what happened: read, never edited. Deleting stays allowed so that
+    # deleting a site (which takes its runs along) is not refused, but no page offers it.
+    def has_change_permission(self, request: HttpRequest, obj: CrawlRun | None = None) -> bool:
+        return False
+
+    def get_actions(self, request: HttpRequest) -> dict:
+        actions = super().get_actions(request)
+        actions.pop("delete_selected", None)
+        return actions
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict | None = None,
+    ) -> HttpResponse:
+        context = {**(extra_context or {}), "show_delete": False}
+        return super().change_view(request, object_id, form_url, extra_context=context)
+
+    def delete_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict | None = None
+    ) -> HttpResponse:
+        raise PermissionDenied
 
     @admin.display(description="Harvest rate")
     def harvest(self, run: CrawlRun) -> str:

@@ -11,7 +11,9 @@ from django.db import models
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse
 from django.urls import reverse
+from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
+from django.utils.timezone import localtime
 
 from crawler.admin.xcrawl import SampleDocumentInline, SiteSearchInline
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
@@ -174,7 +176,7 @@ class SiteAdmin(admin.ModelAdmin):
             (
                 (
                     reverse("admin:crawler_crawlrun_change", args=[run.pk]),
-                    f"{run.started_at:%Y-%m-%d %H:%M}",
+                    date_format(localtime(run.started_at), "DATETIME_FORMAT"),
                     _duration(run),
                     run.get_status_display(),
                     run.strategy,

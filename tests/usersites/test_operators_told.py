@@ -96,3 +96,13 @@ def test_every_model_has_a_true_name_and_plural(app):
             assert plural != _naive_plural(singular), f"{model.__name__}: {plural}"
         assert " by a " not in plural and not plural.endswith("ys"), f"{model.__name__}: {plural}"
         assert not re.search(r"\bapi\b", singular), f"{model.__name__}: {singular}"
+
+
+def test_the_last_run_says_one_error_and_one_clip_in_the_singular(client):
+    make_run(make_site(), hours_ago=1, fetched=3, errors=1)
+    client.force_login(make_user("staff@example.com", is_staff=True))
+    page = client.get(reverse("ops:dashboard")).content.decode()
+    footer = " ".join(
+        re.search(r"<footer><small>(.*?)</small></footer>", page, re.S).group(1).split()
+    )
+    assert footer.endswith("3 fetched, 0 new, 0 changed, 0 clips, 1 error.")

@@ -62,6 +62,12 @@ class KeywordList(models.Model):
         default=True,
         help_text="Mail me this list's clips (they always appear on my page).",
     )
+    search_sites = models.BooleanField(
+        "search watched sites for these words",
+        default=True,
+        help_text="Type this list's words into the search forms of the watched sites that have "
+        "one, to find their articles sooner. Off: the words are only matched, never sent.",
+    )
     by_hand = models.BooleanField(
         default=False,
         editable=False,

@@ -106,7 +106,8 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
     def _focus(self, site, topic) -> None:
         """Widen the site's topic with its sample documents' terms; without one, go breadth-first."""
         samples = sample_texts(site)
-        self.tokens = topic_tokens(topic, samples, limit=self.config.sample_terms) if topic else []
+        tokens = topic_tokens(topic, samples, limit=self.config.sample_terms) if topic else []
+        self.tokens = [t for t in tokens if topic.searchable(t.stem)]  # what the site search gets
         self.topic = topic_with_tokens(topic, self.tokens) if topic else None
         self.focused = self.topic is not None and not self.topic.is_empty()
         if not self.focused:

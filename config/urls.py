@@ -1,13 +1,13 @@
 from django.conf import settings
-from django.templatetags.static import static
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path
-from django.views.generic import RedirectView
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+from django.views.generic import RedirectView
 
 from accounts.forms import AdminLoginForm
-from accounts.views import mailbox
+from accounts.views import mailbox, mailbox_body
 from config.api import api
 
 admin.site.site_header = format_lazy(_("{site} administration"), site=settings.SITE_NAME)
@@ -22,6 +22,7 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("account/", include("accounts.urls")),
     path("mailbox/", mailbox, name="mailbox"),
+    path("mailbox/<str:file>/<int:number>/", mailbox_body, name="mailbox_body"),
     path("ops/", include("ops.urls")),
     path("api/", api.urls),
     path("", include("clipping.urls")),

@@ -215,7 +215,8 @@ def _clip_titles(extracted: Any) -> list[str]:
 
 
 def _article_links(extracted: Any, base: str) -> list[str]:
-    """Return the on-site links a crawl would take for articles: items, content, teasers.
+    """Return the on-site links a crawl would take for articles: items, content, teasers,
+    then links in no area at all (a small blog's bare list of its posts).
 
     Links of navigational areas (menus, footers) lead to sections, not articles.
     """
@@ -224,6 +225,7 @@ def _article_links(extracted: Any, base: str) -> list[str]:
     analysis = extracted.analysis
     if analysis is not None:
         urls += [a.follow_url for a in analysis.informational_areas if a.teaser and a.follow_url]
+    urls += [link.url for link in extracted.links if link.area_kind == "other"]
     host = [(urlsplit(base).hostname or "").lower()]
     return [url for url in dict.fromkeys(urls) if url and same_site(url, host)]
 

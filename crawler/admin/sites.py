@@ -6,15 +6,15 @@ from urllib.parse import urlencode
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 
+from crawler.admin.records import RecordAdmin
 from crawler.admin.xcrawl import SampleDocumentInline, SiteSearchInline
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
 from crawler.tasks import enqueue_crawl
@@ -288,7 +288,7 @@ class SiteAdmin(admin.ModelAdmin):
 
 
 @admin.register(CrawlRun)
-class CrawlRunAdmin(admin.ModelAdmin):
+class CrawlRunAdmin(RecordAdmin):
     list_display = [
         "id",
         "site",
@@ -361,34 +361,6 @@ class CrawlRunAdmin(admin.ModelAdmin):
             ("Canonicals on other websites (kept, no copies)", _elsewhere(learned)),
         ]
         return format_html_join("", "<div><b>{}</b>: {}</div>", rows)
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    # A run is a record of what happened: read, never edited. Deleting stays allowed so that
-    # deleting a site (which takes its runs along) is not refused, but no page offers it.
-    def has_change_permission(self, request: HttpRequest, obj: CrawlRun | None = None) -> bool:
-        return False
-
-    def get_actions(self, request: HttpRequest) -> dict:
-        actions = super().get_actions(request)
-        actions.pop("delete_selected", None)
-        return actions
-
-    def change_view(
-        self,
-        request: HttpRequest,
-        object_id: str,
-        form_url: str = "",
-        extra_context: dict | None = None,
-    ) -> HttpResponse:
-        context = {**(extra_context or {}), "show_delete": False}
-        return super().change_view(request, object_id, form_url, extra_context=context)
-
-    def delete_view(
-        self, request: HttpRequest, object_id: str, extra_context: dict | None = None
-    ) -> HttpResponse:
-        raise PermissionDenied
 
     @admin.display(description="Harvest rate")
     def harvest(self, run: CrawlRun) -> str:

@@ -54,7 +54,9 @@ def populate(clips: int = 25) -> Populated:
         make_run(daily, hours_ago=hours, fetched=fetched, new=fetched // 3, changed=4, errors=1)
     # A site someone added that waits for the admins: the badge on /ops/.
     Site.objects.filter(id=make_site("Harbour Gazette", "https://gazette.example.net/").id).update(
-        added_by=alice, visibility=Site.Visibility.PRIVATE, approval=Site.Approval.PENDING
+        added_by=make_user("dora@example.com"),
+        visibility=Site.Visibility.PRIVATE,
+        approval=Site.Approval.PENDING,
     )
     energy = make_list(alice, "Energy", 'solar\nsubsidy\n"feed-in tariff"\nsite:news.example.com')
     make_list(alice, "Transport", "rail strike\n-sports", active=False)

@@ -7,8 +7,8 @@ from datetime import timedelta
 import lxml.html
 import pytest
 from django.urls import reverse
-from django.utils.formats import date_format
 from django.utils import timezone
+from django.utils.formats import date_format
 
 from crawler.admin.sites import RECENT_RUNS
 from crawler.canonical import same_site

@@ -32,6 +32,7 @@ from clipping.matching.synonyms import changed_choices, list_synonyms
 from clipping.models import Clip, KeywordList, Match
 from clipping.search import clean_query, search
 from clipping.terms import parse_terms
+from clipping.views.sites import tell_staff_if_waiting
 from crawler.models import Site
 from crawler.models.sitesearch import SiteSearch
 
@@ -392,6 +393,9 @@ def sites_import(request: HttpRequest) -> HttpResponse:
 def sites_import_follow(request: HttpRequest) -> HttpResponse:
     """Follow or add the sites of the feeds chosen on the OPML page."""
     results = exchange.follow_feeds(request.user, request.POST.getlist("url"))
+    for result in results:
+        if result.outcome is not None:
+            tell_staff_if_waiting(result.outcome)
     return render(request, "clipping/opml_import.html", {"results": results})
 
 

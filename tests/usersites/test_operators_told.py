@@ -106,3 +106,19 @@ def test_the_last_run_says_one_error_and_one_clip_in_the_singular(client):
         re.search(r"<footer><small>(.*?)</small></footer>", page, re.S).group(1).split()
     )
     assert footer.endswith("3 fetched, 0 new, 0 changed, 0 clips, 1 error.")
+
+
+@pytest.mark.slow  # the preview's fetches of one host wait its crawl delay (1 s)
+def test_a_site_added_from_an_opml_import_that_waits_mails_staff_too(
+    client, alice, news, settings, eager_celery, django_capture_on_commit_callbacks
+):
+    settings.CRAWLER_USER_SITES = "approval"
+    make_user("admin@example.com", is_staff=True)
+    client.force_login(alice)
+    mail.outbox.clear()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("sites_import_follow"), {"url": [news.url("/")]})
+
+    assert Site.objects.get().approval == Site.Approval.PENDING
+    assert [m.to for m in mail.outbox] == [["admin@example.com"]]

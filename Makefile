@@ -19,8 +19,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev,bench]'
 	rm -f $(VENV)/.installed-* && touch $@
 
-$(NLTK_DATA)/.ready: $(STAMP) analyzer/nltkdata.py
-	@if [ -f /usr/share/wordnet/data.noun ]; then $(PY) -m analyzer.nltkdata $(NLTK_DATA) && touch $@; \
+$(NLTK_DATA)/.ready: $(STAMP) analyzer/nltkdata.py scripts/prepare_wordnet.py
+	@if [ -f /usr/share/wordnet/data.noun ]; then $(PY) scripts/prepare_wordnet.py $(NLTK_DATA) && touch $@; \
 	else echo "WordNet (Debian wordnet-base) is not installed: synonyms are off until it is."; fi
 
 system-packages:
@@ -34,16 +34,21 @@ messages: $(STAMP)
 services:
 	./scripts/ensure-services.sh
 
+# `make run`'s ports: WEBCLIP_PORT=8080 WEBCLIP_DEMO_PORT=8180 make run
+WEBCLIP_PORT ?= 8000
+WEBCLIP_DEMO_PORT ?= 8100
+RUN_URL := http://127.0.0.1:$(WEBCLIP_PORT)
+
 run: $(STAMP)
 	-./scripts/ensure-system-packages.sh --optional
 	$(MAKE) --no-print-directory $(NLTK_DATA)/.ready
 	-$(MAKE) --no-print-directory messages  # without msgfmt the pages stay in English
 	mkdir -p var/mailbox var/broker/queue var/broker/processed
 	$(PY) manage.py migrate --no-input
-	$(PY) manage.py bootstrap
-	$(PY) manage.py demo_site --url http://127.0.0.1:8100/
-	@echo "Webclip: http://127.0.0.1:8000  (Ctrl-C stops everything)"
-	$(VENV)/bin/honcho -f Procfile.dev start
+	WEBCLIP_PORT=$(WEBCLIP_PORT) $(PY) manage.py bootstrap
+	$(PY) manage.py demo_site --url http://127.0.0.1:$(WEBCLIP_DEMO_PORT)/
+	@echo "Webclip: $(RUN_URL)  (Ctrl-C stops everything)"
+	WEBCLIP_PORT=$(WEBCLIP_PORT) WEBCLIP_DEMO_PORT=$(WEBCLIP_DEMO_PORT) $(VENV)/bin/honcho -f Procfile.dev start
 
 test: system-packages $(STAMP) services
 	$(MAKE) --no-print-directory $(NLTK_DATA)/.ready messages

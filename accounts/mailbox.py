@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import email
 import email.policy
+import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import getaddresses, parsedate_to_datetime
 from pathlib import Path
@@ -14,6 +15,8 @@ from django.http import HttpRequest
 
 _SEPARATOR = b"-" * 79
 _SESSION_KEY = "mailbox_addresses"
+_FILE_NAME = re.compile(r"[\w.-]{1,200}\.log")
+MAX_MAILS = 10_000
 
 
 @dataclass(frozen=True)
@@ -25,9 +28,10 @@ class StoredMail:
     date: str
     text: str
     html: str = ""
+    number: int = 0  # its place in its file: the file and number name the mail
 
     @classmethod
-    def from_message(cls, file: str, message: EmailMessage) -> StoredMail:
+    def from_message(cls, file: str, message: EmailMessage, number: int = 0) -> StoredMail:
         """Read headers (RFC 2047 words decoded) and the text and HTML parts of one message."""
         return cls(
             file,
@@ -37,14 +41,19 @@ class StoredMail:
             str(message["Date"] or ""),
             _part(message, "plain"),
             _part(message, "html"),
+            number,
         )
 
     @property
     def sent_at(self) -> datetime | None:
+        """The Date header as an aware time (Django writes UTC as "-0000", read as naive)."""
         try:
-            return parsedate_to_datetime(self.date) if self.date else None
+            sent = parsedate_to_datetime(self.date) if self.date else None
         except (TypeError, ValueError):
             return None
+        if sent is not None and sent.tzinfo is None:
+            sent = sent.replace(tzinfo=UTC)
+        return sent
 
     def recipients(self) -> set[str]:
         return {address.lower() for _, address in getaddresses([self.to]) if address}
@@ -60,9 +69,10 @@ def read_mailbox(folder: str | Path, limit: int | None = 50) -> list[StoredMail]
         # Bytes, as the file backend wrote them: a text read would leave 8-bit and
         # quoted-printable bodies to be decoded twice or not at all.
         chunks = [c.strip(b"\r\n") for c in file.read_bytes().split(_SEPARATOR)]
-        for chunk in reversed([c for c in chunks if c.strip()]):
+        numbered = list(enumerate(c for c in chunks if c.strip()))
+        for number, chunk in reversed(numbered):
             message = email.message_from_bytes(chunk, policy=email.policy.default)
-            mails.append(StoredMail.from_message(file.name, message))  # type: ignore[arg-type]
+            mails.append(StoredMail.from_message(file.name, message, number))  # type: ignore[arg-type]
             if limit is not None and len(mails) >= limit:
                 return mails
     return mails
@@ -112,3 +122,16 @@ def readable_mails(request: HttpRequest, folder: str | Path, limit: int = 50) ->
         )
     ]
     return mails[:limit]
+
+
+def find_mail(
+    request: HttpRequest, folder: str | Path, file: str, number: int
+) -> StoredMail | None:
+    """Return one mail by its file and place, if this visitor may read it (as on the page)."""
+    if not _FILE_NAME.fullmatch(file):
+        return None
+    if request.user.is_staff:
+        mails = read_mailbox(folder, limit=None)
+    else:
+        mails = readable_mails(request, folder, limit=MAX_MAILS)
+    return next((m for m in mails if m.file == file and m.number == number), None)

@@ -113,6 +113,34 @@ def mailbox(request: HttpRequest) -> HttpResponse:
     )
 
 
+# A mail's HTML keeps its own <style> and inline styles, and nothing else runs or loads: no
+# script, no form, no frame, no fetch; images only inline. The frame's sandbox says the same.
+MAIL_BODY_CSP = (
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; font-src data:; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'self'; "
+    "sandbox allow-popups allow-popups-to-escape-sandbox"
+)
+
+
+def mailbox_body(request: HttpRequest, file: str, number: int) -> HttpResponse:
+    """Serve one mail's HTML part for the mailbox page's frame, under its own strict policy."""
+    from django.http import Http404
+
+    from accounts.mailbox import find_mail
+
+    if not (settings.DEBUG and settings.EMAIL_PROVIDER == "file"):
+        raise Http404
+    found = find_mail(request, settings.EMAIL_FILE_PATH, file, number)
+    if found is None or not found.html:
+        raise Http404
+    response = HttpResponse(found.html, content_type="text/html; charset=utf-8")
+    response["Content-Security-Policy"] = MAIL_BODY_CSP
+    response["X-Frame-Options"] = "SAMEORIGIN"
+    response["Referrer-Policy"] = "no-referrer"
+    response["Cache-Control"] = "private, no-store"
+    return response
+
+
 @require_POST
 def set_time_zone(request: HttpRequest) -> HttpResponse:
     """Take the zone the browser reports (Intl) for an account that has not chosen one.

@@ -27,6 +27,7 @@ from clipping.matching.why import describe
 from clipping.models import Delivery, Digest, Match, PageWatch
 from clipping.safetext import one_line, safe_url
 from clipping.unsubscribe import unsubscribe_url
+from crawler.models import Site
 
 SUBJECT_LIMIT = 200
 _INLINER = css_inline.CSSInliner(load_remote_stylesheets=False, keep_style_tags=False)
@@ -198,3 +199,39 @@ def page_changed(watch: PageWatch, old_version_id: int, new_version_id: int) -> 
         f"page-{page.pk}-{new_version_id}-{user.pk}",
         language=user.language,
     )
+
+
+def site_waiting(site: Site) -> EmailMultiAlternatives | None:
+    """Render the one mail that tells staff a person's new site waits for approval.
+
+    The caller queues it (accounts' mail task); None when no staff member has an address.
+    """
+    staff = list(
+        User.objects.filter(is_staff=True, is_active=True)
+        .exclude(email="")
+        .order_by("id")
+        .values_list("email", flat=True)
+    )
+    if not staff:
+        return None
+    review = reverse("admin:crawler_site_change", args=[site.pk])
+    context = {
+        "site_name": settings.SITE_NAME,
+        "name": one_line(site.name, 200),
+        "url": safe_url(site.root_url) or site.root_url,
+        "person": site.added_by.email if site.added_by else "?",
+        "review_url": _absolute(review),
+    }
+    with translation.override(settings.LANGUAGE_CODE):
+        subject = one_line(render_to_string("emails/site-waiting-subject.txt", context), 200)
+        text = render_to_string("emails/site-waiting-body.txt", context)
+        html = _INLINER.inline(render_to_string("emails/site-waiting-body.html", context))
+    message = EmailMultiAlternatives(
+        subject=subject,
+        body=text,
+        from_email=settings.DEFAULT_FROM_EMAIL,
+        to=staff,
+        headers={"Auto-Submitted": "auto-generated"},
+    )
+    message.attach_alternative(html, "text/html")
+    return message

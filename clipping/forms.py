@@ -128,3 +128,26 @@ class ChannelForm(forms.Form):
                 % {"count": limit}
             )
         return self.cleaned_data
+
+
+class ListPageForm(KeywordListForm):
+    """The list form of the web pages, with the switch that keeps the list's words private.
+
+    The API and imports keep using `KeywordListForm`, whose absent fields change nothing.
+    """
+
+    class Meta(KeywordListForm.Meta):
+        fields = [*KeywordListForm.Meta.fields, "search_sites"]
+        labels = {
+            **KeywordListForm.Meta.labels,
+            "search_sites": _("Search watched sites for these words"),
+        }
+        help_texts = {
+            **KeywordListForm.Meta.help_texts,
+            "search_sites": _(
+                "The crawler types this list's words into the search forms of the watched"
+                " sites that have one, to find their articles sooner; those sites see the words"
+                " (never who asked). Switch it off to keep them private: they are then only"
+                " matched against pages, and never sent to any site."
+            ),
+        }

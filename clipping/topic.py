@@ -27,16 +27,22 @@ def topic_for_site(site: object) -> Topic:
     hosts = [normalize_host(host) for host in site.host_list()]  # type: ignore[attr-defined]
     state = KeywordList.objects.active().aggregate(count=Count("id"), newest=Max("updated_at"))
     stamp = f"{state['count']}:{state['newest'].timestamp() if state['newest'] else 0}"
-    key = f"clipping:topic:v2:{stamp}:{','.join(sorted(hosts))}"
+    key = f"clipping:topic:v3:{stamp}:{','.join(sorted(hosts))}"
     cached = cache.get(key)
     if cached is None:
         topic = build_topic(hosts)
         # Topic holds a read-only mapping that does not pickle; the cache keeps plain parts.
-        parts = (dict(topic.terms), topic.language, topic.phrases, dict(topic.queries))
+        parts = (
+            dict(topic.terms),
+            topic.language,
+            topic.phrases,
+            dict(topic.queries),
+            topic.private,
+        )
         cache.set(key, parts, CACHE_SECONDS)
         return topic
-    terms, language, phrases, queries = cached
-    return Topic(terms=terms, language=language, phrases=phrases, queries=queries)
+    terms, language, phrases, queries, private = cached
+    return Topic(terms=terms, language=language, phrases=phrases, queries=queries, private=private)
 
 
 def keyword_hits(site: object, texts: list[str]) -> list[bool]:
@@ -58,8 +64,10 @@ def build_topic(hosts: list[str]) -> Topic:
     queries: Counter[str] = Counter()  # keywords as written, for site search forms
     phrases: set[tuple[str, ...]] = set()
     languages: Counter[str] = Counter()
-    rows = KeywordList.objects.active().values_list("terms", "language")
-    for text, language in rows.iterator(chunk_size=2000):
+    searched: set[str] = set()  # stems a list that allows site search holds
+    kept: set[str] = set()  # stems a list kept private holds
+    rows = KeywordList.objects.active().values_list("terms", "language", "search_sites")
+    for text, language, search_sites in rows.iterator(chunk_size=2000):
         try:
             terms = parse_terms(text)
         except TermSyntaxError:
@@ -70,8 +78,10 @@ def build_topic(hosts: list[str]) -> Topic:
         for term in terms:
             if term.exclude or term.is_site or term.is_pattern:
                 continue  # a pattern has no words to weigh or search for
-            queries[" ".join(term.words)] += 1
             stemmed = tuple(stems(list(term.words), language))
+            (searched if search_sites else kept).add(" ".join(stemmed))
+            if search_sites:  # a private list's words never reach a search form
+                queries[" ".join(term.words)] += 1
             if len(stemmed) == 1:
                 weights[stemmed[0]] += 1
             else:
@@ -83,6 +93,7 @@ def build_topic(hosts: list[str]) -> Topic:
         language=language,
         phrases=tuple(sorted(phrases)),
         queries={query: 1.0 + math.log(count) for query, count in queries.items() if query},
+        private=frozenset(kept - searched),
     )
 
 

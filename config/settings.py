@@ -27,7 +27,13 @@ _DEV_SECRET = "dev-only-insecure-secret-key-do-not-use-in-production-0123456789"
 SECRET_KEY = env_str("SECRET_KEY") or (_DEV_SECRET if DEBUG or TESTING else "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
-SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# `make run` serves the app on WEBCLIP_PORT and the demo news site on WEBCLIP_DEMO_PORT.
+WEBCLIP_PORT = env_int("WEBCLIP_PORT", 8000, minimum=1)
+WEBCLIP_DEMO_PORT = env_int("WEBCLIP_DEMO_PORT", 8100, minimum=1)
+for _name, _port in (("WEBCLIP_PORT", WEBCLIP_PORT), ("WEBCLIP_DEMO_PORT", WEBCLIP_DEMO_PORT)):
+    if _port > 65535:
+        raise ImproperlyConfigured(f"{_name} must be a TCP port (1-65535), got {_port}")
+SITE_URL = env_str("SITE_URL", f"http://127.0.0.1:{WEBCLIP_PORT}").rstrip("/")
 SITE_NAME = env_str("SITE_NAME", "Webclip")
 # The Sites framework's one row: accounts sets its domain and name from SITE_URL and SITE_NAME
 # after every migrate, so allauth's mail says the same name as the pages.

@@ -1,11 +1,13 @@
 from django.conf import settings
 from django.contrib import admin
+from django.templatetags.static import static
 from django.urls import include, path, re_path
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
+from django.views.generic import RedirectView
 
 from accounts.forms import AdminLoginForm
-from accounts.views import mailbox
+from accounts.views import mailbox, mailbox_body
 from config.api import api, unknown_endpoint
 
 admin.site.site_header = format_lazy(_("{site} administration"), site=settings.SITE_NAME)
@@ -14,10 +16,13 @@ admin.site.site_title = format_lazy(_("{site} admin"), site=settings.SITE_NAME)
 admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
+    # Browsers ask for it on pages that name no icon (the admin's, a mail's frame).
+    path("favicon.ico", RedirectView.as_view(url=static("icons/icon-192.png"), permanent=True)),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("account/", include("accounts.urls")),
     path("mailbox/", mailbox, name="mailbox"),
+    path("mailbox/<str:file>/<int:number>/", mailbox_body, name="mailbox_body"),
     path("ops/", include("ops.urls")),
     path("api/", api.urls),
     re_path(r"^api/(?P<rest>.*)$", unknown_endpoint),

@@ -35,6 +35,9 @@ class Topic:
     # Users' keywords as they wrote them (keyword -> weight > 0): what site search boxes are
     # given (crawler.hiddenweb); stems would find nothing in most sites' search engines.
     queries: Mapping[str, float] = field(default_factory=dict)
+    # Stems and phrase stems ("rail strike" as "rail strike") that only lists kept private
+    # hold: they focus the crawl but are never typed into any search form or engine.
+    private: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         for term, weight in self.terms.items():
@@ -45,6 +48,11 @@ class Topic:
                 raise ValueError(f"Topic query {query!r} needs text and a weight > 0.")
         object.__setattr__(self, "terms", MappingProxyType(dict(self.terms)))
         object.__setattr__(self, "queries", MappingProxyType(dict(self.queries)))
+        object.__setattr__(self, "private", frozenset(self.private))
+
+    def searchable(self, stem: str) -> bool:
+        """Tell whether a stem (or a phrase's stems, space-separated) may be searched for."""
+        return stem not in self.private
 
     def is_empty(self) -> bool:
         """Tell whether the topic has no terms at all."""

@@ -137,13 +137,26 @@ def clips_per_run(runs: list[dict[str, object]]) -> dict[int, int]:
     return counts
 
 
+GAP_FIELDS = ("fetched", "new", "changed", "clips", "errors")
+
+
 def chart_data(sites: list[Site], charts: dict[int, list[RunPoint]]) -> list[dict[str, object]]:
-    """Return the charts as plain data for json_script (which writes datetimes as ISO 8601)."""
+    """Return the charts as plain data for json_script (which writes datetimes as ISO 8601).
+
+    A run that fetched nothing (failed at once, deferred, interrupted) measured nothing: its
+    counts are null, which the chart draws as a gap, not as every line dropping to zero.
+    """
     return [
-        # vars(), not asdict(): asdict deep-copies every field and cost tens of ms per page.
-        {"site": site.pk, "name": site.name, "runs": [vars(p) for p in charts[site.pk]]}
+        {"site": site.pk, "name": site.name, "runs": [_point(p) for p in charts[site.pk]]}
         for site in sites
     ]
+
+
+def _point(point: RunPoint) -> dict[str, object]:
+    # vars(), not asdict(): asdict deep-copies every field and cost tens of ms per page.
+    if point.fetched:
+        return vars(point)
+    return {**vars(point), **dict.fromkeys(GAP_FIELDS)}
 
 
 def running_runs() -> QuerySet[CrawlRun]:

@@ -60,6 +60,7 @@ def dashboard(request: HttpRequest) -> HttpResponse:
         "failed_matches": queries.failed_matches(),
         "failed_digests": queries.failed_digests(),
         "poll_seconds": POLL_SECONDS,
+        "waiting_sites": Site.objects.filter(approval=Site.Approval.PENDING).count(),
     }
     return render(request, "ops/dashboard.html", context)
 

@@ -21,7 +21,7 @@ from clipping.exchange.lists import ExchangeError
 from clipping.models import Clip
 from crawler.fetch.policy import url_origin
 from crawler.models import Page, Site
-from crawler.usersites.follow import add_site
+from crawler.usersites.follow import Added, add_site
 from crawler.usersites.quota import SiteRefused
 
 MAX_FOLLOWS = 50  # feeds of an OPML file followed in one request
@@ -155,6 +155,7 @@ class FollowResult:
     url: str
     message: str
     added: bool
+    outcome: Added | None = None  # what add_site did, for the caller to tell staff of a wait
 
 
 def follow_feeds(user: User, urls: Iterable[str]) -> list[FollowResult]:
@@ -170,5 +171,5 @@ def follow_feeds(user: User, urls: Iterable[str]) -> list[FollowResult]:
         except SiteRefused as exc:
             results.append(FollowResult(url, str(exc), False))
         else:
-            results.append(FollowResult(url, added.message, not added.already))
+            results.append(FollowResult(url, added.message, not added.already, added))
     return results

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.conf.locale import LANG_INFO
 from django.db import models
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 
 from analyzer.text import SUPPORTED_LANGUAGES
 
 # Every language with a Snowball stemmer the text tools support (analyzer.text), English
 # and Greek first: word forms are matched in each, synonyms where a thesaurus exists.
+# Names are Django's own (LANG_INFO), translated by its catalogue: "Englisch", not "English".
 LANGUAGE_CHOICES = [
-    (code, name.title())
+    (code, gettext_lazy(LANG_INFO.get(code, {}).get("name", name.title())))  # noqa: INT001
     for code, name in sorted(
         SUPPORTED_LANGUAGES.items(), key=lambda item: (item[0] not in ("en", "el"), item[1])
     )
@@ -58,6 +61,12 @@ class KeywordList(models.Model):
         "send mail",
         default=True,
         help_text="Mail me this list's clips (they always appear on my page).",
+    )
+    search_sites = models.BooleanField(
+        "search watched sites for these words",
+        default=True,
+        help_text="Type this list's words into the search forms of the watched sites that have "
+        "one, to find their articles sooner. Off: the words are only matched, never sent.",
     )
     by_hand = models.BooleanField(
         default=False,

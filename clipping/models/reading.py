@@ -71,6 +71,8 @@ class PageWatch(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["owner", "page"], name="clipping_one_watch_per_page")
         ]
+        verbose_name = "page watch"
+        verbose_name_plural = "page watches"
 
     def __str__(self) -> str:
         return f"{self.owner_id} watches {self.page_id}"

@@ -27,12 +27,14 @@ from clipping import backfill, digests, exchange, tasks
 from clipping import unsubscribe as unsubscribing
 from clipping.conf import clipping_settings
 from clipping.feeds import clips_with_my_matches
-from clipping.forms import KeywordListForm
+from clipping.forms import ListPageForm
 from clipping.matching.synonyms import changed_choices, list_synonyms
 from clipping.models import Clip, KeywordList, Match
 from clipping.search import clean_query, search
 from clipping.terms import parse_terms
+from clipping.views.sites import tell_staff_if_waiting
 from crawler.models import Site
+from crawler.models.sitesearch import SiteSearch
 
 DASHBOARD_CLIPS = 5
 # "My clips" pages back this far; older clips are reached by filtering. Counting every clip of
@@ -108,14 +110,15 @@ def list_index(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def list_create(request: HttpRequest) -> HttpResponse:
-    form = KeywordListForm(request.POST or None, owner=request.user)
+    form = ListPageForm(request.POST or None, owner=request.user)
     if request.method == "POST" and form.is_valid():
         keyword_list = form.save()
         if backfill.needs_backfill(None, keyword_list):
             tasks.request_backfill(keyword_list.id)
         messages.success(request, _("List “%(name)s” created.") % {"name": keyword_list.name})
         return redirect(keyword_list)
-    return render(request, "clipping/list_form.html", {"form": form, "creating": True})
+    context = {"form": form, "creating": True, "searched_sites": searched_sites()}
+    return render(request, "clipping/list_form.html", context)
 
 
 def _own_list(request: HttpRequest, pk: int) -> KeywordList:
@@ -129,6 +132,7 @@ def list_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "list": keyword_list,
         "terms": terms,
+        "site_lines": [term for term in parse_terms(keyword_list.terms) if term.is_site],
         "switches": any(term.groups for term in terms),
         "thesaurus": has_thesaurus(keyword_list.language),
     }
@@ -165,15 +169,31 @@ def _term_synonyms(keyword_list: KeywordList, *, use_choices: bool = True) -> li
 def list_edit(request: HttpRequest, pk: int) -> HttpResponse:
     keyword_list = _own_list(request, pk)
     before = backfill.matching_state(keyword_list)  # validating the form changes the list
-    form = KeywordListForm(request.POST or None, instance=keyword_list, owner=request.user)
+    form = ListPageForm(request.POST or None, instance=keyword_list, owner=request.user)
     if request.method == "POST" and form.is_valid():
         form.save()
         if backfill.needs_backfill(before, keyword_list):
             tasks.request_backfill(keyword_list.id)
         messages.success(request, _("List “%(name)s” saved.") % {"name": keyword_list.name})
         return redirect(keyword_list)
-    return render(
-        request, "clipping/list_form.html", {"form": form, "list": keyword_list, "creating": False}
+    context = {
+        "form": form,
+        "list": keyword_list,
+        "creating": False,
+        "searched_sites": searched_sites(),
+    }
+    return render(request, "clipping/list_form.html", context)
+
+
+def searched_sites() -> int:
+    """Count the watched sites whose search forms the crawler would type a list's words into."""
+    return (
+        Site.objects.enabled()
+        .approved()
+        .filter(searches__in=SiteSearch.objects.searchable())
+        .values("id")
+        .distinct()
+        .count()
     )
 
 
@@ -373,6 +393,9 @@ def sites_import(request: HttpRequest) -> HttpResponse:
 def sites_import_follow(request: HttpRequest) -> HttpResponse:
     """Follow or add the sites of the feeds chosen on the OPML page."""
     results = exchange.follow_feeds(request.user, request.POST.getlist("url"))
+    for result in results:
+        if result.outcome is not None:
+            tell_staff_if_waiting(result.outcome)
     return render(request, "clipping/opml_import.html", {"results": results})
 
 

@@ -11,9 +11,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
+from accounts.tasks import send_account_mail, serialize
+from clipping import emails
 from crawler.conf import user_site_settings
 from crawler.models import Site
-from crawler.usersites.follow import add_site, followed_sites, unfollow_site
+from crawler.usersites.follow import Added, add_site, followed_sites, unfollow_site
 from crawler.usersites.preview import Preview, normalized, preview_site
 from crawler.usersites.quota import SiteRefused, pages_allowance
 
@@ -67,8 +69,18 @@ def site_add(request: HttpRequest) -> HttpResponse:
     except SiteRefused as exc:
         messages.error(request, str(exc))
         return redirect("site_index")
+    tell_staff_if_waiting(added)
     messages.success(request, added.message)
     return redirect("site_index")
+
+
+def tell_staff_if_waiting(added: Added) -> None:
+    """Queue the one mail to staff about a new site that waits for their approval."""
+    if not added.created or added.site.approval != Site.Approval.PENDING:
+        return
+    message = emails.site_waiting(added.site)
+    if message is not None:
+        send_account_mail.delay_on_commit(serialize(message))
 
 
 @login_required

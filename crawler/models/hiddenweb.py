@@ -94,6 +94,8 @@ class FormQuery(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["form", "key_hash"], name="deepweb_query_unique")
         ]
+        verbose_name = "form query"
+        verbose_name_plural = "form queries"
 
     def __str__(self) -> str:
         return self.keyword or str(self.assignment)
@@ -134,6 +136,7 @@ class RunSearch(models.Model):
     class Meta:
         ordering = ["-created_at", "id"]
         verbose_name = "search made by a run"
+        verbose_name_plural = "searches made by runs"
 
     def __str__(self) -> str:
         return self.query
@@ -183,6 +186,7 @@ class RunRender(models.Model):
     class Meta:
         ordering = ["-created_at", "id"]
         verbose_name = "page rendered by a run"
+        verbose_name_plural = "pages rendered by runs"
 
     def __str__(self) -> str:
         return self.url

@@ -14,6 +14,7 @@ RUN_COUNTERS = (
     "changed",
     "unchanged",
     "errors",
+    "misses",
     "robots_skipped",
     "rendered",
     "relevant",
@@ -56,7 +57,12 @@ class CrawlRun(models.Model):
     new = models.PositiveIntegerField(default=0)
     changed = models.PositiveIntegerField(default=0)
     unchanged = models.PositiveIntegerField(default=0)
-    errors = models.PositiveIntegerField(default=0)
+    errors = models.PositiveIntegerField(
+        default=0, help_text="Fetches that failed: no connection, a timeout, a server error."
+    )
+    misses = models.PositiveIntegerField(
+        default=0, help_text="Fetches of pages that are not there (404, 410): no failure."
+    )
     robots_skipped = models.PositiveIntegerField(default=0)
     rendered = models.PositiveIntegerField(default=0)
     relevant = models.PositiveIntegerField(

@@ -24,6 +24,7 @@ from crawler.extract.feeds import Discovered, DiscoveryError
 from crawler.extract.hints import declared_canonical
 from crawler.extract.page import Ahead, discover, extract, is_discovery
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult
+from crawler.fetch.words import is_miss
 from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.models.hiddenweb import RunRender
 from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
@@ -192,7 +193,8 @@ def _process(
 def _failed(page: Page, result: FetchResult, error: FetchError, *, now: datetime) -> Processed:
     """Record a fetch that brought nothing usable back."""
     storage.record_failure(page, error, status=result.status, now=now)
-    return Processed(_observation(page, result, error=error), {"fetched": 1, "errors": 1})
+    counter = "misses" if is_miss(error, result.status) else "errors"  # a 404 is no failure
+    return Processed(_observation(page, result, error=error), {"fetched": 1, counter: 1})
 
 
 def _answered(

@@ -14,9 +14,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import OuterRef, Q, Subquery
 from django.utils import timezone
-from django.utils.timesince import timesince, timeuntil
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 
 from analyzer.text.sorting import sort_key
 from crawler.conf import user_site_settings
@@ -31,6 +29,7 @@ from crawler.usersites.quota import (
     lock_person,
     pages_allowance,
 )
+from crawler.usersites.status import describe
 
 
 @dataclass(frozen=True)
@@ -196,50 +195,3 @@ def followed_sites(user: Any, now: datetime | None = None) -> list[FollowedSite]
         )
         for site in rows
     ]
-
-
-def describe(site: Site, run: CrawlRun | None, now: datetime) -> str:
-    """Say a site's crawl status and last run in words a reader understands."""
-    if site.approval == Site.Approval.PENDING:
-        return _("Waiting for an admin to approve it; it is not crawled until then.")
-    if site.approval == Site.Approval.DENIED:
-        if site.review_note:
-            return _("An admin declined it: %(note)s") % {"note": site.review_note}
-        return _("An admin declined it.")
-    if not site.enabled:
-        return _("Paused: it is not crawled.")
-    if run is None:
-        return _("Not crawled yet; the first crawl starts within a few minutes.")
-    ago = timesince(run.started_at, now).split(",")[0]
-    if run.finished_at is None:
-        return ngettext(
-            "Being crawled now (started %(ago)s ago, %(count)s page so far).",
-            "Being crawled now (started %(ago)s ago, %(count)s pages so far).",
-            run.fetched,
-        ) % {"ago": ago, "count": run.fetched}
-    following = ""
-    if site.next_crawl_at and site.next_crawl_at > now:
-        when = timeuntil(site.next_crawl_at, now).split(",")[0]
-        following = " " + _("Next crawl in %(when)s.") % {"when": when}
-    if run.status == CrawlRun.Status.FAILED:
-        reason = (run.error or _("an error")).strip().splitlines()[0][:200]
-        failed = _("The last crawl, %(ago)s ago, failed: %(reason)s.")
-        return failed % {"ago": ago, "reason": reason} + following
-    stopped = ""
-    if run.status == run.Status.INTERRUPTED:
-        stopped = " " + _("It was stopped before the end.")
-    counts = {
-        "ago": ago,
-        "pages": run.fetched,
-        "new": run.new,
-        "changed": run.changed,
-        "errors": run.errors,
-    }
-    last = ngettext(
-        "Last crawled %(ago)s ago: %(pages)s page fetched, %(new)s new, %(changed)s changed, "
-        "%(errors)s errors.",
-        "Last crawled %(ago)s ago: %(pages)s pages fetched, %(new)s new, %(changed)s changed, "
-        "%(errors)s errors.",
-        run.fetched,
-    )
-    return last % counts + stopped + following

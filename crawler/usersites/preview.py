@@ -25,6 +25,7 @@ from crawler.extract.page import extract
 from crawler.fetch import ErrorKind, FetchError, RobotsRules, SiteRules, check_url
 from crawler.fetch.policy import url_origin
 from crawler.fetch.sync import run_sync
+from crawler.fetch.words import error_words
 from crawler.models import Site
 from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.sitesearch.detect import find_search_template
@@ -214,7 +215,8 @@ def _clip_titles(extracted: Any) -> list[str]:
 
 
 def _article_links(extracted: Any, base: str) -> list[str]:
-    """Return the on-site links a crawl would take for articles: items, content, teasers.
+    """Return the on-site links a crawl would take for articles: items, content, teasers,
+    then links in no area at all (a small blog's bare list of its posts).
 
     Links of navigational areas (menus, footers) lead to sections, not articles.
     """
@@ -223,6 +225,7 @@ def _article_links(extracted: Any, base: str) -> list[str]:
     analysis = extracted.analysis
     if analysis is not None:
         urls += [a.follow_url for a in analysis.informational_areas if a.teaser and a.follow_url]
+    urls += [link.url for link in extracted.links if link.area_kind == "other"]
     host = [(urlsplit(base).hostname or "").lower()]
     return [url for url in dict.fromkeys(urls) if url and same_site(url, host)]
 
@@ -243,21 +246,5 @@ def _robots_words(robots: RobotsRules, url: str) -> str:
 
 
 def refusal_words(error: FetchError) -> str:
-    match error.kind:
-        case ErrorKind.SSRF:
-            return _("Webclip does not visit private or local network addresses.")
-        case ErrorKind.ROBOTS:
-            return _(
-                "The site's robots.txt asks crawlers to stay away from this page; Webclip obeys it."
-            )
-        case ErrorKind.URL:
-            return _("This address cannot be fetched: %(reason)s.") % {"reason": error.message}
-        case ErrorKind.TIMEOUT | ErrorKind.CONNECTION | ErrorKind.BACKOFF:
-            # Never the address a name resolved to, nor whether a port answered.
-            return _("The site could not be reached. Try again later.")
-        case ErrorKind.CONTENT_TYPE:
-            return _("This address is not a web page, feed or sitemap.")
-        case ErrorKind.HTTP | ErrorKind.TOO_LARGE | ErrorKind.REDIRECTS | ErrorKind.DECODING:
-            return _("The page could not be fetched (%(reason)s).") % {"reason": error.message}
-        case _:
-            return _("The page could not be fetched.")
+    """Say why the address gave nothing, in the words every page uses."""
+    return error_words(error)

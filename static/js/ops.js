@@ -16,10 +16,23 @@
     { key: "errors", label: WORDS.errors || "Errors", color: "#d62728", point: "crossRot" },
   ];
   var LANGUAGE = document.documentElement.lang || undefined;
+  /* The person's own zone (as the server wrote every other time on the page) and the
+   * 24-hour clock of the page's date formats, whatever the browser's zone and locale. */
+  var CLOCK = { timeZone: document.documentElement.dataset.timeZone || undefined, hourCycle: "h23" };
+
+  function clockOptions(extra) {
+    var options = Object.assign({}, extra, CLOCK);
+    try {
+      new Intl.DateTimeFormat(LANGUAGE, options);
+    } catch (e) {
+      delete options.timeZone;  /* a zone this browser does not know */
+    }
+    return options;
+  }
 
   function shortDate(iso) {
     var d = new Date(iso);
-    return d.toLocaleString(LANGUAGE, { month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+    return d.toLocaleString(LANGUAGE, clockOptions({ month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" }));
   }
 
   var TEXT = (document.getElementById("ops-progress") || { dataset: {} }).dataset;
@@ -36,6 +49,7 @@
         borderColor: s.color,
         backgroundColor: s.color,
         yAxisID: "y",
+        spanGaps: false,  /* a run that fetched nothing is a gap, not a drop to zero */
         tension: 0,
         pointStyle: s.point,
         pointRadius: 3.5,
@@ -175,7 +189,7 @@
         .then(function (data) {
           showProgress(data);
           status.textContent = (TEXT.updated || "Updated") + " " +
-            new Date(data.generated_at).toLocaleTimeString(LANGUAGE) + ".";
+            new Date(data.generated_at).toLocaleTimeString(LANGUAGE, clockOptions({})) + ".";
         })
         .catch(function () {
           status.textContent = TEXT.failed || "Could not refresh; retrying.";

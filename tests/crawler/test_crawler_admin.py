@@ -8,6 +8,7 @@ import lxml.html
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 
 from crawler.admin.sites import RECENT_RUNS
 from crawler.canonical import same_site
@@ -65,7 +66,7 @@ def test_a_site_page_lists_its_recent_runs_with_their_counters(staff_client, cra
     assert "Recent runs" in html
     [row] = runs_table(html)
     harvest = f"{100 * run.relevant / run.fetched:.0f}%"
-    assert row[0] == f"{run.started_at:%Y-%m-%d %H:%M}"
+    assert row[0] == date_format(timezone.localtime(run.started_at), "DATETIME_FORMAT")
     assert row[2:] == [
         "Finished",
         "bfs",

@@ -8,7 +8,7 @@ from datetime import timedelta
 from django.utils import timezone
 
 from clipping import emails
-from clipping.models import Clip
+from clipping.models import Clip, Match
 from crawler.models import PageVersion, Site
 from tests.factories import (
     make_clip,
@@ -49,10 +49,16 @@ def populate(clips: int = 25) -> Populated:
         revisit_interval=timedelta(days=1),
     )
     courier.subscribers.add(alice)
-    make_run(courier, hours_ago=3, fetched=12, new=4, changed=0, errors=0)
-    for hours, fetched in ((30, 40), (20, 55), (10, 35), (2, 60)):
+    make_run(courier, hours_ago=3, fetched=12, new=4, changed=0, errors=0, misses=1)
+    for hours, fetched in ((30, 40), (20, 55), (15, 0), (10, 35), (2, 60)):  # 0: a gap
         make_run(daily, hours_ago=hours, fetched=fetched, new=fetched // 3, changed=4, errors=1)
-    energy = make_list(alice, "Energy", 'solar\nsubsidy\n"feed-in tariff"')
+    # A site someone added that waits for the admins: the badge on /ops/.
+    Site.objects.filter(id=make_site("Harbour Gazette", "https://gazette.example.net/").id).update(
+        added_by=make_user("dora@example.com"),
+        visibility=Site.Visibility.PRIVATE,
+        approval=Site.Approval.PENDING,
+    )
+    energy = make_list(alice, "Energy", 'solar\nsubsidy\n"feed-in tariff"\nsite:news.example.com')
     make_list(alice, "Transport", "rail strike\n-sports", active=False)
     now = timezone.now()
     first = None
@@ -64,6 +70,8 @@ def populate(clips: int = 25) -> Populated:
             seen_at=now - timedelta(hours=n),
         )
         match = make_match(energy, clip)
+        if n == 1:  # read: it offers "Mark unread"
+            Match.objects.filter(id=match.id).update(read_at=now)
         first = first or match
     emails.instant_clip(first)
     stored = _stored_page(courier, first.clip)

@@ -34,6 +34,9 @@ def test_the_verification_mail_greets_from_the_site_name(client, settings):
     (sent,) = mail.outbox
     assert sent.subject.startswith("[Webclip] ")
     assert "Hello from Webclip!" in sent.body and "127.0.0.1:8000!" not in sent.body
+    assert "signed up for Webclip with this address" in sent.body
+    assert "register an account on" not in sent.body
+    assert "127.0.0.1:8000" not in sent.body.replace(settings.SITE_URL + "/", "")  # only links
 
 
 def test_admin_sections_have_distinct_names_and_system_records_no_add(staff_client):

@@ -6,6 +6,7 @@ import pytest
 
 from crawler import usersites
 from tests.crawler.servers import SiteServer
+from tests.crawler.sites import article
 from tests.factories import make_site
 from tests.usersites.sites import TITLES, serve_news
 
@@ -83,3 +84,26 @@ def test_an_origin_already_watched_is_not_fetched_again(alice, news):
 def test_an_address_without_a_scheme_is_taken_as_https(alice):
     assert usersites.normalized(" example.com/news ") == "https://example.com/news"
     assert "not a web address" in usersites.preview_site(alice, "ftp://example.com/").error
+
+
+@pytest.mark.slow  # the fetches of one host wait its crawl delay (1 s)
+def test_a_bare_list_of_posts_on_a_home_page_is_followed_to_its_articles(alice, settings):
+    settings.CRAWLER_USER_SITE_NETWORKS = "127.0.0.1/32"
+    settings.CRAWLER_USER_SITE_PREVIEW_PAGES = 3
+    posts = {"/2026/harbour": TITLES[0], "/2026/solar": TITLES[1], "/2026/tram": TITLES[2]}
+    with SiteServer() as blog:
+        links = "".join(f"<li><a href='{path}'>{title}</a></li>" for path, title in posts.items())
+        blog.html(
+            "/",
+            "<!doctype html><html lang='en'><head><title>Ann's notes</title></head><body>"
+            f"<h1>Ann's notes</h1><ul>{links}</ul><nav><a href='/about'>About</a></nav></body></html>",
+        )
+        for path, title in posts.items():
+            blog.html(path, article(title, f"{title}: the town talks of nothing else. " * 20, []))
+        blog.robots("User-agent: *\nAllow: /\n")
+
+        preview = usersites.preview_site(alice, blog.url("/"))
+
+        assert preview.error == ""
+        assert preview.titles == TITLES  # the three posts the home page links, fetched
+        assert sorted(blog.paths()) == sorted(["/", "/robots.txt", *posts])

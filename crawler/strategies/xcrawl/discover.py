@@ -158,8 +158,9 @@ def discovery_topic() -> Topic:
     phrases: dict[tuple[str, ...], None] = {}
     for topic in topics:
         for term, weight in topic.terms.items():
-            terms[term] = max(weight, terms.get(term, 0.0))
-        phrases.update(dict.fromkeys(topic.phrases))
+            if topic.searchable(term):  # a search engine is asked: private words stay home
+                terms[term] = max(weight, terms.get(term, 0.0))
+        phrases.update(dict.fromkeys(p for p in topic.phrases if topic.searchable(" ".join(p))))
     language = topics[0].language if topics else "en"
     return Topic(terms=terms, language=language, phrases=tuple(phrases))
 

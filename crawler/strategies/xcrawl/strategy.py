@@ -106,11 +106,13 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
     def _focus(self, site, topic) -> None:
         """Widen the site's topic with its sample documents' terms; without one, go breadth-first."""
         samples = sample_texts(site)
-        self.tokens = topic_tokens(topic, samples, limit=self.config.sample_terms) if topic else []
+        tokens = topic_tokens(topic, samples, limit=self.config.sample_terms) if topic else []
+        self.tokens = [t for t in tokens if topic.searchable(t.stem)]  # what the site search gets
         self.topic = topic_with_tokens(topic, self.tokens) if topic else None
         self.focused = self.topic is not None and not self.topic.is_empty()
         if not self.focused:
-            logger.warning("Site %s has no topic: xCrawl crawls it breadth-first.", site)
+            # Normal until someone saves a list (a new instance, its demo site): no warning.
+            logger.info("Site %s: no keywords yet, so xCrawl crawls it breadth-first.", site)
 
     def _start_evidence(self) -> None:
         """Start the link evidence, the learnt terms and the candidates' values."""

@@ -16,7 +16,6 @@ from accounts.api import RateLimited, TokenAuth
 from base.api import error, validation_errors
 from base.bodies import check_json_depth
 from clipping.api import router as clipping_router
-from crawler.api import router as crawler_router
 
 
 class BoundedParser(Parser):
@@ -41,7 +40,6 @@ api = NinjaAPI(
     parser=BoundedParser(),
 )
 api.add_router("", clipping_router)
-api.add_router("", crawler_router)
 
 
 @api.exception_handler(AuthenticationError)

@@ -1,4 +1,4 @@
-"""The REST API of a person's own things: keyword lists, clips, deliveries and channels."""
+"""The REST API of a person's own things: keyword lists, clips, deliveries, channels, sites."""
 
 from __future__ import annotations
 
@@ -7,8 +7,10 @@ from ninja import Router
 from clipping.api.channels import router as channels_router
 from clipping.api.clips import router as clips_router
 from clipping.api.lists import router as lists_router
+from clipping.api.sites import router as sites_router
 
 router = Router()
 router.add_router("", lists_router)
 router.add_router("", clips_router)
 router.add_router("", channels_router)
+router.add_router("", sites_router)

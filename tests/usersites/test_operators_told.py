@@ -10,6 +10,7 @@ from django.core import mail
 from django.urls import reverse
 
 from crawler.models import CrawlRun, Site
+from tests.api.clients import ApiClient, token_for
 from tests.factories import make_run, make_site, make_user
 
 pytestmark = pytest.mark.django_db
@@ -122,3 +123,20 @@ def test_a_site_added_from_an_opml_import_that_waits_mails_staff_too(
 
     assert Site.objects.get().approval == Site.Approval.PENDING
     assert [m.to for m in mail.outbox] == [["admin@example.com"]]
+
+
+@pytest.mark.slow  # the preview's fetches of one host wait its crawl delay (1 s)
+def test_a_site_added_over_the_api_that_waits_mails_staff_too(
+    client, alice, news, settings, eager_celery, django_capture_on_commit_callbacks
+):
+    settings.CRAWLER_USER_SITES = "approval"
+    make_user("admin@example.com", is_staff=True, is_superuser=True)
+    api = ApiClient(client, token_for(alice))
+    mail.outbox.clear()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        added = api.send("POST", "/api/sites", {"url": news.url("/")})
+
+    assert added.status_code == 201 and added.json()["approval"] == "pending"
+    assert [message.to for message in mail.outbox] == [["admin@example.com"]]
+    assert "waits for approval" in mail.outbox[0].subject

@@ -2,8 +2,8 @@
 
 A person reads the shared sites and the ones they follow; they add a site (or follow the site
 already watching its origin) through the same flow as their Sites page (`crawler.usersites`)
-and stop following one. A private site someone else follows answers 404.
-Authentication is the API's (config/api.py): the crawler knows nothing of accounts.
+and stop following one. A private site someone else follows answers 404. A new site that
+waits for an admin's approval tells staff by one mail, as the Sites page does.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Query, Router, Schema, Status
 
 from base.api import PageIn, created, error, page_of, page_schema, responses
+from clipping.views.sites import tell_staff_if_waiting
 from crawler.models import Site
 from crawler.usersites.follow import add_site, unfollow_site
 from crawler.usersites.quota import SiteRefused
@@ -101,6 +102,7 @@ def sites_add(
         added = add_site(user, payload.url)
     except SiteRefused as exc:
         return Status(422, error(str(exc), {"url": [str(exc)]}))
+    tell_staff_if_waiting(added)
     if added.created:
         created(request, response, f"/api/sites/{added.site.pk}")
     return Status(201 if added.created else 200, _site_out(added.site, user, _following(user)))

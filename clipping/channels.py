@@ -126,8 +126,10 @@ def plan_notices(match_ids: list[int]) -> list[int]:
     A route added after a match was made does not send it.
     """
     routes: dict[int, list[ListChannel]] = defaultdict(list)
-    matches = list(
-        Match.objects.filter(id__in=match_ids).only("id", "keyword_list_id", "created_at")
+    matches = list(  # a clip published before its owner's news window is never notified
+        Match.objects.filter(id__in=match_ids, old=False).only(
+            "id", "keyword_list_id", "created_at"
+        )
     )
     lists = {m.keyword_list_id for m in matches}
     for route in ListChannel.objects.filter(keyword_list_id__in=lists, channel__paused_at=None):

@@ -40,7 +40,7 @@ def instant_clip(match: Match, *, limit_notice_until: datetime | None = None) ->
     """
     user = match.owner
     context = {
-        "item": _item(match),
+        "item": _item(match, user.time_zone),
         "list_name": match.keyword_list.name,
         "list_url": _absolute(match.keyword_list.get_absolute_url()),
         "limit_notice_until": _local(limit_notice_until, user.time_zone),
@@ -67,7 +67,7 @@ def digest(digest: Digest, matches: list[Match]) -> str:
         {
             "name": keyword_list.name,
             "url": _absolute(keyword_list.get_absolute_url()),
-            "items": [_item(m) for m in items],
+            "items": [_item(m, user.time_zone) for m in items],
         }
         for keyword_list, items in groupby(ordered, key=lambda m: m.keyword_list)
     ]
@@ -134,8 +134,12 @@ def _send(
     return message_id
 
 
-def _item(match: Match) -> dict[str, object]:
-    """Return what a mail shows of one match; scraped text stays text (templates escape it)."""
+def _item(match: Match, time_zone: str) -> dict[str, object]:
+    """Return what a mail shows of one match; scraped text stays text (templates escape it).
+
+    published_at: when the page says it was published, in the reader's zone; None when it
+    says nothing, and seen_at (when it was first seen) is shown as such instead.
+    """
     clip = match.clip
     return {
         "title": one_line(clip.title, 300) or "(untitled)",
@@ -144,7 +148,8 @@ def _item(match: Match) -> dict[str, object]:
         "host": clip.site.name if clip.site_id else clip.host,
         "summary": match.summary,
         "spans": match.spans,
-        "seen_at": clip.shown_at,
+        "published_at": _local(clip.published_at, time_zone),
+        "seen_at": _local(clip.seen_at, time_zone),
         "why": "; ".join(describe(reason) for reason in match.reasons or []),
     }
 

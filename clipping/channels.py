@@ -168,7 +168,7 @@ def plan_due(now: datetime | None = None) -> tuple[list[int], list[int]]:
     )
     stalled = (
         Notice.objects.pending()
-        .filter(mode=Mode.INSTANT)
+        .filter(mode=Mode.INSTANT, digest__isnull=True)
         .filter(
             Q(claimed_at__lt=now - conf.claim_timeout)
             | Q(claimed_at__isnull=True, created_at__lt=now - conf.stalled_after) & ~Exists(recent)
@@ -251,6 +251,9 @@ def _deliver_notice(notice_id: int) -> Outcome:
     notice = Notice.objects.select_related(
         "channel__owner", "match__clip", "match__keyword_list"
     ).get(id=notice_id)
+    if notice.digest_id is not None:  # it went into a burst (clipping.pacing): sent with it
+        Notice.objects.filter(id=notice.id, claimed_at=claim).update(claimed_at=None)
+        return Outcome.BUSY
     _abandon(ChannelDelivery.objects.filter(notice=notice))
     refusal = channel_refusal(notice.channel) or list_refusal(notice.match.keyword_list)
     if refusal:

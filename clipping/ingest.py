@@ -40,13 +40,12 @@ from analyzer.pubdate import trusted_time
 from analyzer.text import sentence_spans, tokenize
 from clipping import neardup
 from clipping.conf import clipping_settings
+from clipping.matching.text import MatchedSpan
 from clipping.models import Clip, KeywordList, Match, SeenText
 from clipping.reasons import record_reasons
 from clipping.safetext import one_line
 from crawler.models import PageVersion, Site
 from crawler.models.pages import ArticleArea, ArticleText
-
-from clipping.matching.text import MatchedSpan
 
 if TYPE_CHECKING:
     from clipping.matching import KeywordIndex

@@ -62,7 +62,6 @@ logger = logging.getLogger(__name__)
 # Matches older than this are not looked at by the sweep that writes missing notices.
 SWEEP_WINDOW = timedelta(days=1)
 ABANDONED = "Abandoned: the worker stopped during the send; the service may have taken it."
-DIGEST_ITEMS = 50  # clips listed in one digest message; the rest are counted
 
 
 def send(channel: Channel, title: str, body: str) -> None:
@@ -356,9 +355,10 @@ def digest_text(matches: list[Match]) -> tuple[str, str]:
     title = ngettext(
         "%(count)s new clip for %(lists)s", "%(count)s new clips for %(lists)s", count
     ) % {"count": count, "lists": ", ".join(lists)}
-    lines = [f"• {one_line(m.clip.title, 200)}\n  {m.clip.url}" for m in matches[:DIGEST_ITEMS]]
-    if count > DIGEST_ITEMS:
-        more = count - DIGEST_ITEMS
+    shown = clipping_settings().digest_items  # the rest are counted
+    lines = [f"• {one_line(m.clip.title, 200)}\n  {m.clip.url}" for m in matches[:shown]]
+    if count > shown:
+        more = count - shown
         lines.append(
             ngettext(
                 "… and %(count)s more on your Webclip page.",

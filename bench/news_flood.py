@@ -19,11 +19,15 @@ same stories. Printed after --minutes:
   dates; undated ones are counted apart;
 - the matches found in a headline only (the summary is the headline);
 - feed polls: for each article the demo published during the run, the time from its
-  publication to the crawler's first fetch of it (the feed poll interval is 2 minutes).
+  publication to the crawler's first fetch of it (the feed poll interval is 2 minutes); the
+  same for a small site of the person's own (a home page, a feed and a few articles, one
+  more every --publish-every seconds), added as the Sites page does (a real preview), with
+  the crawl plan its preview's size gave and what it costs of the person's daily allowance.
 
 Targets: at most 2 mails and 2 webhook posts in any 60 s; first mail within 120 s; no
 notified article older than the window (share 0); at least one headline-only match; every
-article published during the run fetched within the feed poll interval plus 30 s.
+article published during the run, on both sites, fetched within the feed poll interval plus
+30 s; the small site reserves at most a tenth of the daily allowance, so ten fit.
 
 Usage: .venv/bin/python -m bench.news_flood [--minutes 5] [--publish-every 60] [--keep]
 """
@@ -77,8 +81,70 @@ channel.save()
 for name, terms in json.loads(os.environ["BENCH_LISTS"]):
     keyword_list = KeywordList.objects.create(owner=user, name=name, terms=terms)
     ListChannel.objects.create(keyword_list=keyword_list, channel=channel, mode="instant")
-print("ok")
+from crawler import usersites
+site = usersites.add_site(user, os.environ["BENCH_OWN"]).site
+print(json.dumps([site.page_budget, site.revisit_interval.total_seconds(),
+                  usersites.pages_allowance(user)]))
 """
+
+COST = """
+import json, os
+from accounts.models import User
+from crawler import usersites
+print(json.dumps(usersites.pages_allowance(User.objects.get(email=os.environ["BENCH_READER"]))))
+"""
+
+
+class SmallSite(BaseHTTPRequestHandler):
+    """A person's own small site: a home page, a feed, and articles, one more now and then."""
+
+    started = time.time()
+    every = 60.0
+    FIRST = 3
+
+    @classmethod
+    def published(cls) -> list[tuple[int, float]]:
+        count = cls.FIRST + int((time.time() - cls.started) // cls.every)
+        return [(n, cls.started + cls.every * (n - cls.FIRST + 1)) for n in range(count)]
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server hook)
+        found = [n for n, _ in self.published()]
+        if self.path == "/":
+            items = "".join(f'<li><a href="/a/{n}">Harbour note {n}</a></li>' for n in found)
+            body = (
+                "<html lang='en'><head><title>Harbour Notes</title><link rel='alternate' "
+                f"type='application/rss+xml' href='/feed.xml'></head><body><ul>{items}</ul>"
+                "</body></html>"
+            )
+            kind = "text/html"
+        elif self.path == "/feed.xml":
+            items = "".join(
+                f"<item><title>Harbour note {n}</title><link>/a/{n}</link></item>" for n in found
+            )
+            body = f"<?xml version='1.0'?><rss version='2.0'><channel>{items}</channel></rss>"
+            kind = "application/rss+xml"
+        elif (
+            self.path.startswith("/a/") and self.path[3:].isdigit() and int(self.path[3:]) in found
+        ):
+            n = int(self.path[3:])
+            text = " ".join(
+                f"The harbour master noted boat {n * 10 + i} leaving." for i in range(12)
+            )
+            body = f"<html lang='en'><body><article><h1>Harbour note {n}</h1><p>{text}</p></article></body></html>"
+            kind = "text/html"
+        else:
+            self.send_response(404)
+            self.end_headers()
+            return
+        data = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", f"{kind}; charset=utf-8")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
 
 
 class Hook(BaseHTTPRequestHandler):
@@ -109,6 +175,9 @@ class Result:
     archive_notified: int = 0
     headline_only: list[str] = field(default_factory=list)
     poll_lags: list[tuple[str, float | None]] = field(default_factory=list)
+    own_lags: list[tuple[str, float | None]] = field(default_factory=list)
+    plan: list[float] = field(default_factory=list)  # budget, revisit seconds, allowance left
+    left_after: int = 0  # the allowance left once the small site has run
 
 
 def most_within(times: list[float], seconds: float) -> int:
@@ -176,6 +245,12 @@ def measure(stack, news: demo_server.NewsSite, inbox: Inbox, start: float, minut
         fetched = first_fetch.get(article.url)
         lag = (moment(fetched) - article.published).total_seconds() if fetched else None
         result.poll_lags.append((article.title, lag))
+    for n, published in SmallSite.published():
+        if not start < published <= time.time() - FEED_POLL:
+            continue
+        fetched = first_fetch.get(f"/a/{n}")
+        lag = moment(fetched).timestamp() - published if fetched else None
+        result.own_lags.append((f"Harbour note {n} (own site)", lag))
     return result
 
 
@@ -193,9 +268,15 @@ def report(result: Result, start: float, minutes: int, took: float) -> bool:
         f"undated {result.undated}; archive stories notified {result.archive_notified}"
     )
     print(f"headline-only matches:     {len(result.headline_only)} {result.headline_only[:4]}")
-    for title, lag in result.poll_lags:
+    for title, lag in [*result.poll_lags, *result.own_lags]:
         print(f"  published -> fetched {'never' if lag is None else f'{lag:6.1f} s'}  {title[:60]}")
-    lags = [lag for _, lag in result.poll_lags]
+    budget, revisit, left = result.plan
+    reserved = 2000 - left
+    print(
+        f"own small site: {budget:.0f} pages a run every {revisit / 3600:g} h, reserving "
+        f"{reserved:.0f} of 2000 pages a day; once it ran, {2000 - result.left_after} counted"
+    )
+    lags = [lag for _, lag in [*result.poll_lags, *result.own_lags]]
     checks = [
         (
             "at most 2 mails and 2 webhook posts in any 60 s",
@@ -230,14 +311,19 @@ def main() -> None:
     news = demo_server.NewsSite(args.publish_every)
     site = Counting(type("DemoHandler", (demo_server.Handler,), {"site": news}))
     hook = Counting(Hook)
+    SmallSite.every = args.publish_every
+    own = Counting(SmallSite)
     ok = False
     with Inbox() as inbox:
         stack = make_stack("embedded", inbox.port, var_dir)
-        stack.env["CLIPPING_CHANNEL_NETWORKS"] = "127.0.0.1/32"
+        for name in ("CLIPPING_CHANNEL_NETWORKS", "CRAWLER_USER_SITE_NETWORKS"):
+            stack.env[name] = "127.0.0.1/32"
+        stack.env["CRAWLER_USER_SITES"] = "open"
         try:
             stack.manage("migrate", "--no-input")
             stack.manage("demo_site", "--url", site.url)
-            stack.manage(
+            SmallSite.started = time.time()
+            planned = stack.manage(
                 "shell",
                 "-c",
                 SETUP,
@@ -245,12 +331,16 @@ def main() -> None:
                     "BENCH_READER": READER,
                     "BENCH_LISTS": json.dumps(LISTS),
                     "BENCH_HOOK": f"json://127.0.0.1:{hook.server_address[1]}/hook",
+                    "BENCH_OWN": own.url,
                 },
             )
             start = time.time()
             stack.start()
             time.sleep(args.minutes * 60)
             result = measure(stack, news, inbox, start, args.minutes)
+            result.plan = json.loads(planned.strip().splitlines()[-1])
+            cost = stack.manage("shell", "-c", COST, extra_env={"BENCH_READER": READER})
+            result.left_after = json.loads(cost.strip().splitlines()[-1])
         finally:
             stack.stop()
         ok = report(result, start, args.minutes, time.perf_counter() - began)

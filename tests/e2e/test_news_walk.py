@@ -198,7 +198,9 @@ def test_a_new_person_is_told_the_news_once_and_nothing_old(
     create_list(page, base, "Energy", "solar subsidies")
     axe_clean(page, problems, "list")
     add_webhook_for_list(page, base, webhook.json_url("/hook"), "Transport")
-    add_webhook_for_list(page, base, webhook.json_url("/hook"), "Energy")
+    page.get_by_label("Energy to Webhook").select_option(label="Each clip")
+    page.get_by_role("button", name="Save channel choices").click()
+    expect(page.get_by_label("Energy to Webhook")).to_have_value("instant")
     axe_clean(page, problems, "account")
 
     services.beat()

@@ -292,6 +292,7 @@ def report(result: Result, start: float, minutes: int, took: float) -> bool:
             "new articles fetched within the feed poll + 30 s",
             bool(lags) and all(lag is not None and lag <= FEED_POLL + POLL_SLACK for lag in lags),
         ),
+        ("a small site of one's own reserves at most a tenth of the allowance", reserved <= 200),
     ]
     for name, ok in checks:
         print(f"  {'met    ' if ok else 'NOT MET'}  {name}")

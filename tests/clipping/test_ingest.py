@@ -349,9 +349,7 @@ def test_a_clip_carries_the_publication_time_its_page_declares(site, alice):
     assert clip.shown_at == clip.published_at
 
 
-def test_a_clip_of_a_page_without_a_declared_time_is_shown_by_when_it_was_first_seen(
-    site, alice
-):
+def test_a_clip_of_a_page_without_a_declared_time_is_shown_by_when_it_was_first_seen(site, alice):
     make_list(alice, "Energy", "subsidy")
     seen = datetime(2025, 3, 4, 9, 15, tzinfo=UTC)
     version = store_version(

@@ -48,6 +48,7 @@ class PreferencesForm(forms.ModelForm):
             "instant_mails_per_hour",
             "over_limit",
             "over_limit_batch",
+            "news_days",
             "digest_hour",
             "digest_weekday",
             "time_zone",
@@ -75,6 +76,7 @@ class PreferencesForm(forms.ModelForm):
         # The mail cap is optional to send: a form without it keeps what the account has.
         self.fields["over_limit"].required = False
         self.fields["over_limit_batch"].required = False
+        self.fields["news_days"].required = False
 
     def _show_cap_in_force(self) -> None:
         """Say the number of instant mails per hour in force, the site's default included."""
@@ -106,6 +108,10 @@ class PreferencesForm(forms.ModelForm):
     def clean_over_limit_batch(self) -> int:
         value = self.cleaned_data.get("over_limit_batch")
         return self.instance.over_limit_batch if value is None else value
+
+    def clean_news_days(self) -> int:
+        value = self.cleaned_data.get("news_days")
+        return self.instance.news_days if value is None else value
 
     def other_fields(self) -> list[forms.BoundField]:
         """Every visible field but the delivery mode and the digest group, in Meta order."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import zoneinfo
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser, BaseUserManager
@@ -118,6 +119,15 @@ class User(AbstractUser):
         validators=[MinValueValidator(2), MaxValueValidator(200)],
         help_text=_("With an early digest: how many waiting clips make it go at once."),
     )
+    news_days = models.PositiveSmallIntegerField(
+        _("news from the last"),
+        default=7,
+        validators=[MinValueValidator(1), MaxValueValidator(3650)],
+        help_text=_(
+            "Days. Articles published longer ago are shown on My clips and in a new list's "
+            "summary, never mailed one by one, in digests or to channels."
+        ),
+    )
     mail_paused = models.BooleanField(
         _("pause all mail"), default=False, help_text=_("Send me no mail at all.")
     )
@@ -138,6 +148,10 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.email
+
+    def news_since(self, now: datetime) -> datetime:
+        """Return the oldest publication time that is news to this person at `now`."""
+        return now - timedelta(days=self.news_days)
 
     def rotate_feed_token(self) -> None:
         self.feed_token = new_feed_token()

@@ -118,7 +118,7 @@ def run(html: str | bytes, url: str | None = None, *, declared_encoding: str | N
     analysis.main_text = _main_text(main_text, others)
     if kind == "information" and any(not area.teaser for area in analysis.informational_areas):
         # Only an article is clipped, and its clips are dated by what it declares.
-        analysis.published = declared_times(html if isinstance(html, str) else bytes(html))
+        analysis.published = declared_times(html if isinstance(html, str) else bytes(html), url)
     return Run(analysis, page, content, found, namer, kind_reason)
 
 

@@ -1,17 +1,22 @@
-"""Find when a page says its article was published: metadata first, else nothing.
+"""Find when a page says its article was published: metadata first, then its byline and URL.
 
 Sources, most trusted first: Open Graph / article meta tags and the common news meta names,
-schema.org microdata (itemprop="datePublished"), JSON-LD datePublished, and a <time> element
-marked as the publication date. A loose date anywhere in the text is never taken: sidebars,
-comments and "related" boxes carry dates of other stories.
+schema.org microdata (itemprop="datePublished"), JSON-LD datePublished, a <time> element
+marked as the publication date, then the article's byline (a <time datetime> or a written
+date with its year inside the article's first byline, dateline or "published" element, or
+in an element of class "byline" anywhere), then a date in the page's URL path (/2016/11/21/, /2016-11-21-). A loose date
+anywhere else in the text is never taken: sidebars, comments and "related" boxes carry dates
+of other stories.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
+from urllib.parse import urlsplit
 
 import lxml.html
 from dateutil import parser as dateparser
@@ -37,24 +42,38 @@ _META_NAMES = (
 )
 # A date before this is a parsing accident, not a news article.
 _EARLIEST = datetime(1990, 1, 1, tzinfo=UTC)
+_FIRST_OF_YEAR = datetime(2000, 1, 1)
 # Pages in time zones ahead of ours may look a few hours early; more than a day is wrong.
 _FUTURE_SLACK = timedelta(days=1)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+# Class or id words of the element that holds an article's byline or date line.
+_BYLINE = re.compile(
+    r"\b(?:byline|dateline|date|published|pubdate|posted-on|post-date|entry-date|timestamp)\b",
+    re.IGNORECASE,
+)
+_BYLINE_XPATH = (
+    "(//article | //*[@role='article'])//*[@class or @id]"
+    " | //*[contains(concat(' ', normalize-space(@class), ' '), ' byline ')]"
+)
+_URL_DATE = re.compile(
+    r"/((?:19|20)\d\d)[/-](0?[1-9]|1[0-2])[/-](0?[1-9]|[12]\d|3[01])(?=[/-]|$|\.)"
+)
 
 
 # A page declaring more candidates than this is not read further.
 MAX_CANDIDATES = 8
 
 
-def declared_times(html: bytes | str) -> tuple[datetime, ...]:
+def declared_times(html: bytes | str, url: str | None = None) -> tuple[datetime, ...]:
     """Return the publication times a page declares, most trusted first (UTC, none before
-    1990)."""
+    1990); url, when given, adds the date its path spells as the least trusted."""
     try:
         root = lxml.html.document_fromstring(html)
     except (etree.ParserError, ValueError):
-        return ()
+        root = None
     found: list[datetime] = []
-    for raw in _candidates(root):
+    raws = _candidates(root) if root is not None else iter(())
+    for raw in itertools.chain(raws, _url_dates(url)):
         moment = _parse(raw)
         if moment is not None and moment >= _EARLIEST:
             found.append(moment)
@@ -69,9 +88,11 @@ def trusted_time(declared: tuple[datetime, ...], *, seen_at: datetime) -> dateti
     return next((moment for moment in declared if moment <= seen_at + _FUTURE_SLACK), None)
 
 
-def published_time(html: bytes | str, *, seen_at: datetime) -> datetime | None:
+def published_time(
+    html: bytes | str, *, seen_at: datetime, url: str | None = None
+) -> datetime | None:
     """Return the publication time a page declares, or None if it declares none we trust."""
-    return trusted_time(declared_times(html), seen_at=seen_at)
+    return trusted_time(declared_times(html, url), seen_at=seen_at)
 
 
 def _candidates(root: lxml.html.HtmlElement) -> Iterator[str]:
@@ -95,6 +116,46 @@ def _candidates(root: lxml.html.HtmlElement) -> Iterator[str]:
         yield from _json_ld_dates(data)
     for element in root.xpath("//time[@pubdate]"):
         yield element.get("datetime") or element.text_content()
+    byline = _byline(root)
+    if byline is not None:
+        yield from _byline_dates(byline)
+
+
+def _byline(root: lxml.html.HtmlElement) -> lxml.html.HtmlElement | None:
+    """Return the article's first byline or date-line element, or None."""
+    for element in root.xpath(_BYLINE_XPATH):
+        words = f"{element.get('class') or ''} {element.get('id') or ''}"
+        if _BYLINE.search(words.replace("_", "-")):
+            return element
+    return None
+
+
+def _byline_dates(byline: lxml.html.HtmlElement) -> Iterator[str]:
+    """Yield the byline's <time datetime> values, then its own text if it names a year."""
+    times = byline.xpath("descendant-or-self::time[@datetime]")
+    for element in times:
+        yield element.get("datetime")
+    text = " ".join(byline.text_content().split())[:200]
+    if times or not _YEAR.search(text):
+        return
+    for part in re.split(r"\s[·|•–—]\s|\bby\b", text, flags=re.IGNORECASE):
+        if _YEAR.search(part):
+            yield _Written(part)
+
+
+class _Written(str):
+    """A date as a byline writes it ("Updated 21 November 2016, 10:00"): read fuzzily, a
+    missing month or day taken as the first."""
+
+
+def _url_dates(url: str | None) -> Iterator[str]:
+    """Yield the date a URL's path spells (/2016/11/21/), if any."""
+    if not url:
+        return
+    found = _URL_DATE.search(urlsplit(url).path)
+    if found:
+        year, month, day = found.groups()
+        yield f"{year}-{int(month):02d}-{int(day):02d}"
 
 
 def _json_ld_dates(data: object, depth: int = 0) -> Iterator[str]:
@@ -125,7 +186,10 @@ def _parse(raw: str) -> datetime | None:
         if not _YEAR.search(text):
             return None  # "Tuesday" or "3 March" would be read as a date near today
         try:
-            moment = dateparser.parse(text)
+            if isinstance(raw, _Written):
+                moment = dateparser.parse(text, fuzzy=True, default=_FIRST_OF_YEAR)
+            else:
+                moment = dateparser.parse(text)
         except (ValueError, OverflowError, dateparser.ParserError):
             return None
     if moment.tzinfo is None:

@@ -30,7 +30,7 @@ from django.db.models.functions import Coalesce, Least
 from django.utils import timezone
 
 from clipping.conf import clipping_settings
-from clipping.ingest import IngestResult, clip_area
+from clipping.ingest import IngestResult, clip_area, with_headline
 from clipping.matching import KeywordIndex, compile_text
 from clipping.models import Clip, KeywordList, Match
 from clipping.reasons import record_reasons
@@ -79,9 +79,13 @@ def backfill_list(list_id: int) -> IngestResult:
         with transaction.atomic():
             made = len(result.match_ids)
             for area in article.areas:
-                spans = index.match(area.text, host=host).get(list_id)
+                headed, body_from = with_headline(area, article)
+                spans = index.match(headed.text, host=host).get(list_id)
                 if spans:
-                    clip_area(version, article, area, {list_id: (spans, spans)}, result)
+                    found = {list_id: (spans, spans)}
+                    clip_area(
+                        version, article, headed, found, result, backfill=True, body_from=body_from
+                    )
             found_when_published(result.match_ids[made:])
             record_reasons(result.match_ids[made:])
         if len(result.match_ids) >= max_matches:
@@ -93,13 +97,14 @@ def backfill_list(list_id: int) -> IngestResult:
 def split_news(match_ids: list[int], list_id: int) -> tuple[list[int], list[int]]:
     """Split a backfill's matches into (found in pages crawled before the list was saved,
     news): pages fetched after the save were only missed because a worker's index did not
-    have the list yet, and come one by one as any news does, not in the summary."""
+    have the list yet, and come one by one as any news does, not in the summary, unless they
+    were published before the owner's news window (`Match.old`)."""
     saved = KeywordList.objects.filter(id=list_id).values_list("updated_at", flat=True).first()
     if saved is None or not match_ids:
         return list(match_ids), []
     news = set(
         Match.objects.filter(
-            id__in=match_ids, clip__page_version__fetched_at__gte=saved
+            id__in=match_ids, clip__page_version__fetched_at__gte=saved, old=False
         ).values_list("id", flat=True)
     )
     return [i for i in match_ids if i not in news], [i for i in match_ids if i in news]

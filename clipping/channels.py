@@ -62,7 +62,6 @@ logger = logging.getLogger(__name__)
 # Matches older than this are not looked at by the sweep that writes missing notices.
 SWEEP_WINDOW = timedelta(days=1)
 ABANDONED = "Abandoned: the worker stopped during the send; the service may have taken it."
-DIGEST_ITEMS = 50  # clips listed in one digest message; the rest are counted
 
 
 def send(channel: Channel, title: str, body: str) -> None:
@@ -126,8 +125,10 @@ def plan_notices(match_ids: list[int]) -> list[int]:
     A route added after a match was made does not send it.
     """
     routes: dict[int, list[ListChannel]] = defaultdict(list)
-    matches = list(
-        Match.objects.filter(id__in=match_ids).only("id", "keyword_list_id", "created_at")
+    matches = list(  # a clip published before its owner's news window is never notified
+        Match.objects.filter(id__in=match_ids, old=False).only(
+            "id", "keyword_list_id", "created_at"
+        )
     )
     lists = {m.keyword_list_id for m in matches}
     for route in ListChannel.objects.filter(keyword_list_id__in=lists, channel__paused_at=None):
@@ -166,7 +167,7 @@ def plan_due(now: datetime | None = None) -> tuple[list[int], list[int]]:
     )
     stalled = (
         Notice.objects.pending()
-        .filter(mode=Mode.INSTANT)
+        .filter(mode=Mode.INSTANT, digest__isnull=True)
         .filter(
             Q(claimed_at__lt=now - conf.claim_timeout)
             | Q(claimed_at__isnull=True, created_at__lt=now - conf.stalled_after) & ~Exists(recent)
@@ -249,6 +250,9 @@ def _deliver_notice(notice_id: int) -> Outcome:
     notice = Notice.objects.select_related(
         "channel__owner", "match__clip", "match__keyword_list"
     ).get(id=notice_id)
+    if notice.digest_id is not None:  # it went into a burst (clipping.pacing): sent with it
+        Notice.objects.filter(id=notice.id, claimed_at=claim).update(claimed_at=None)
+        return Outcome.BUSY
     _abandon(ChannelDelivery.objects.filter(notice=notice))
     refusal = channel_refusal(notice.channel) or list_refusal(notice.match.keyword_list)
     if refusal:
@@ -351,9 +355,10 @@ def digest_text(matches: list[Match]) -> tuple[str, str]:
     title = ngettext(
         "%(count)s new clip for %(lists)s", "%(count)s new clips for %(lists)s", count
     ) % {"count": count, "lists": ", ".join(lists)}
-    lines = [f"• {one_line(m.clip.title, 200)}\n  {m.clip.url}" for m in matches[:DIGEST_ITEMS]]
-    if count > DIGEST_ITEMS:
-        more = count - DIGEST_ITEMS
+    shown = clipping_settings().digest_items  # the rest are counted
+    lines = [f"• {one_line(m.clip.title, 200)}\n  {m.clip.url}" for m in matches[:shown]]
+    if count > shown:
+        more = count - shown
         lines.append(
             ngettext(
                 "… and %(count)s more on your Webclip page.",

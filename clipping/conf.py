@@ -29,6 +29,27 @@ class ClippingSettings(Settings):
         "how long an unclaimed instant match waits before the periodic sweep queues it again",
         minimum=10,
     )
+    instant_gather: float = setting(
+        "CLIPPING_INSTANT_GATHER_SECONDS",
+        10.0,
+        "how long an instant clip waits for others found with it, so that clips found within "
+        "a few seconds go in one mail (or one message per channel)",
+        minimum=0,
+    )
+    instant_spacing: float = setting(
+        "CLIPPING_INSTANT_SPACING_SECONDS",
+        60.0,
+        "the least time between two instant mails to one person (or two messages on one "
+        "channel); what is found in between goes in the next one",
+        minimum=0,
+    )
+    digest_items: int = setting(
+        "CLIPPING_DIGEST_ITEMS",
+        20,
+        "clips shown in one digest mail or channel digest; the others are counted and linked "
+        "to My clips",
+        minimum=1,
+    )
     duplicate_threshold: float = setting(
         "CLIPPING_DUPLICATE_THRESHOLD",
         0.85,

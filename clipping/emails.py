@@ -9,6 +9,7 @@ which records them and decides whether to retry.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timedelta
 from itertools import groupby
 from urllib.parse import urlsplit
@@ -22,7 +23,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from accounts.models import User
-from clipping.conf import instant_limit
+from clipping.conf import clipping_settings, instant_limit
 from clipping.matching.why import describe
 from clipping.models import Delivery, Digest, Match, PageWatch
 from clipping.safetext import one_line, safe_url
@@ -30,6 +31,8 @@ from clipping.unsubscribe import unsubscribe_url
 from crawler.models import Site
 
 SUBJECT_LIMIT = 200
+STORY_WORDS = 4  # words a title keeps without its numbers, to group updates by it
+_NUMBERS = re.compile(r"[\d/.:,#-]+")
 _INLINER = css_inline.CSSInliner(load_remote_stylesheets=False, keep_style_tags=False)
 
 
@@ -41,7 +44,7 @@ def instant_clip(match: Match, *, limit_notice_until: datetime | None = None) ->
     """
     user = match.owner
     context = {
-        "item": _item(match),
+        "item": _item(match, user.time_zone),
         "list_name": match.keyword_list.name,
         "list_url": _absolute(match.keyword_list.get_absolute_url()),
         "limit_notice_until": _local(limit_notice_until, user.time_zone),
@@ -64,18 +67,21 @@ def digest(digest: Digest, matches: list[Match]) -> str:
     # Lists by name; within a list, newest found first, as on the personal page.
     ordered = sorted(matches, key=lambda m: (m.found_at, m.id), reverse=True)
     ordered.sort(key=lambda m: (m.keyword_list.name.lower(), m.keyword_list_id))
+    shown = one_per_story(ordered)[: clipping_settings().digest_items]
     groups = [
         {
             "name": keyword_list.name,
             "url": _absolute(keyword_list.get_absolute_url()),
-            "items": [_item(m) for m in items],
+            "items": [{**_item(m, user.time_zone), "updates": n} for m, n in items],
         }
-        for keyword_list, items in groupby(ordered, key=lambda m: m.keyword_list)
+        for keyword_list, items in groupby(shown, key=lambda pair: pair[0].keyword_list)
     ]
     hourly = digest.kind == Digest.Kind.HOURLY
     context = {
         "digest": digest,
         "hourly": hourly,
+        "burst": digest.kind == Digest.Kind.BURST,
+        "more": len(matches) - sum(1 + n for _, n in shown),
         "summary": digest.kind == Digest.Kind.SUMMARY,
         "list_names": ", ".join(str(group["name"]) for group in groups),
         "sent": _instant_sent(digest) if hourly else 0,
@@ -93,6 +99,34 @@ def digest(digest: Digest, matches: list[Match]) -> str:
         f"digest-{digest.id}",
         language=user.language,
     )
+
+
+def one_per_story(matches: list[Match]) -> list[tuple[Match, int]]:
+    """Return each story's first match with the number of its other updates, in order.
+
+    Updates of one story are clips of one list and site whose titles differ only in their
+    numbers ("Markets live: rail strike update 4", "... update 9"), or near duplicates.
+    """
+    firsts: dict[tuple[object, ...], int] = {}
+    kept: list[list[object]] = []
+    for match in matches:
+        key = (match.keyword_list_id, match.clip.site_id or match.clip.host, story_key(match))
+        if key in firsts:
+            kept[firsts[key]][1] += 1  # type: ignore[operator]
+        else:
+            firsts[key] = len(kept)
+            kept.append([match, 0])
+    return [(match, updates) for match, updates in kept]  # type: ignore[misc]
+
+
+def story_key(match: Match) -> str:
+    """Return what updates of one story share: the first clip's id, else the bare title."""
+    clip = match.clip
+    if clip.duplicate_of_id:
+        return f"clip:{clip.duplicate_of_id}"
+    words = _NUMBERS.sub(" ", clip.title.lower()).split()
+    # A short title ("Story 2") says too little to tell an update from another story.
+    return " ".join(words) if len(words) >= STORY_WORDS else f"clip:{clip.id}"
 
 
 def _send(
@@ -135,8 +169,12 @@ def _send(
     return message_id
 
 
-def _item(match: Match) -> dict[str, object]:
-    """Return what a mail shows of one match; scraped text stays text (templates escape it)."""
+def _item(match: Match, time_zone: str) -> dict[str, object]:
+    """Return what a mail shows of one match; scraped text stays text (templates escape it).
+
+    published_at: when the page says it was published, in the reader's zone; None when it
+    says nothing, and seen_at (when it was first seen) is shown as such instead.
+    """
     clip = match.clip
     return {
         "title": one_line(clip.title, 300) or "(untitled)",
@@ -145,7 +183,8 @@ def _item(match: Match) -> dict[str, object]:
         "host": clip.site.name if clip.site_id else clip.host,
         "summary": match.summary,
         "spans": match.spans,
-        "seen_at": clip.shown_at,
+        "published_at": _local(clip.published_at, time_zone),
+        "seen_at": _local(clip.seen_at, time_zone),
         "why": "; ".join(describe(reason) for reason in match.reasons or []),
     }
 

@@ -143,8 +143,9 @@ class ClipFeed(Feed):
 
     item_guid_is_permalink = False
 
-    def item_pubdate(self, clip: Clip) -> datetime:
-        return clip.shown_at
+    def item_pubdate(self, clip: Clip) -> datetime | None:
+        # Only what the page declares: a clip of a page that gives no date has no <published>.
+        return clip.published_at
 
     def item_updateddate(self, clip: Clip) -> datetime:
         # When the user's lists found it: the order the feed is in, as on the personal page.

@@ -11,11 +11,14 @@ make clips, its declared publication times), and nothing here parses its body ag
    a sentence the page showed anywhere before, in any version, is old.
 3. Match the area against the keyword index. A list counts only if one of its spans lies in
    a new sentence: unchanged text never notifies again, whichever lists exist now.
-4. One Clip per version and area (unique), its summary around the first new span, its time
-   the one the page declares (analyzer.pubdate), else when first seen (for new text on a
-   page ingested before, always when first seen). A near
-   duplicate of a clip from another page joins that clip's story as a duplicate.
+4. One Clip per version and area (unique), its summary around the first new span, its
+   publication time the one the page declares (analyzer.pubdate), else none: the clip is
+   shown by when it was first seen, and says so (new text on a page ingested before is
+   always dated when first seen). A near duplicate of a clip from another page joins that
+   clip's story as a duplicate.
 5. One Match per list and story (unique): a list that already has the story gets no second.
+   A clip published before its owner's news window (`User.news_days`) is no news: its match
+   is shown on My clips but never notified (a backfill's goes in the new list's summary).
 6. Remember the version's sentence digests; the new matches are returned for the caller to mail.
 """
 
@@ -37,6 +40,7 @@ from analyzer.pubdate import trusted_time
 from analyzer.text import sentence_spans, tokenize
 from clipping import neardup
 from clipping.conf import clipping_settings
+from clipping.matching.text import MatchedSpan
 from clipping.models import Clip, KeywordList, Match, SeenText
 from clipping.reasons import record_reasons
 from clipping.safetext import one_line
@@ -44,7 +48,7 @@ from crawler.models import PageVersion, Site
 from crawler.models.pages import ArticleArea, ArticleText
 
 if TYPE_CHECKING:
-    from clipping.matching import KeywordIndex, MatchedSpan
+    from clipping.matching import KeywordIndex
 
 TITLE_LIMIT = 300
 # How long an informational version may wait for its ingest before the sweep queues it again
@@ -54,6 +58,7 @@ INGEST_STALLED_AFTER = timedelta(minutes=10)
 INGEST_LOOKBACK = timedelta(days=1)
 STALLED_BATCH_LIMIT = 5000
 NOTHING_KEPT = "Not analysable: the crawler kept no article text of this version."
+OLD_NOTE = "Published before your news window: shown on My clips, not notified."
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +71,7 @@ class IngestResult:
     matches: int = 0
     duplicates: int = 0  # clips linked to a story first seen on another page
     repeats: int = 0  # matches not made: the list already had the story
+    old: int = 0  # matches of clips published before their owner's news window
     skipped: str = ""  # why nothing was looked at
     match_ids: list[int] = field(default_factory=list)  # the new matches, to be mailed
 
@@ -139,6 +145,7 @@ def ingest_versions(version_ids: list[int]) -> IngestResult:
         total.matches += result.matches
         total.duplicates += result.duplicates
         total.repeats += result.repeats
+        total.old += result.old
         total.match_ids.extend(result.match_ids)
         if result.skipped:
             reasons.append(result.skipped)
@@ -166,21 +173,29 @@ def ingest(
         # area boundaries may shift between versions while the text stays the same.
         digests = [digest for _, _, digest in sentences(article.text, article.language)]
         for area in article.areas:
+            headed, body_from = with_headline(area, article)
             fresh = []
             for start, end, digest in sentences(area.text, article.language):
                 digests.append(digest)
                 if digest not in known:
-                    fresh.append((start, end))
+                    fresh.append((body_from + start, body_from + end))
+            head = sentence_digest(headed.text[:body_from])
+            if head is not None:
+                digests.append(head)
+                # A page ingested before shows its headline as new only beside new text.
+                if head not in known and (fresh or not revision):
+                    fresh.insert(0, (0, body_from))
             if fresh:
                 # A term repeated all over the area still keeps its spans in the new text.
-                found = index.match(area.text, host=urlsplit(page.url).hostname, new_text=fresh)
+                found = index.match(headed.text, host=urlsplit(page.url).hostname, new_text=fresh)
                 clip_area(
                     page_version,
                     article,
-                    area,
+                    headed,
                     new_spans(found, fresh),
                     result,
                     revision=revision,
+                    body_from=body_from,
                 )
         seen.remember(digests)
         seen.version_id = max(seen.version_id, page_version.id)
@@ -223,6 +238,19 @@ def new_spans(
     return kept
 
 
+def with_headline(area: ArticleArea, article: ArticleText) -> tuple[ArticleArea, int]:
+    """Return the area with its headline as its first line, and where its own text starts.
+
+    The headline is matched with the text (its words are often said only there: "Rail strike
+    halts trains" over a body that says "the strike"); an area whose text already starts
+    with it is returned as it is, with 0.
+    """
+    head = one_line(area.title or article.title, TITLE_LIMIT)
+    if not head or area.text.lstrip().startswith(head):
+        return area, 0
+    return ArticleArea(area.path, area.title, f"{head}\n\n{area.text}"), len(head) + 2
+
+
 def keyword_index() -> KeywordIndex:
     """Return the shared index of every active list (kept current by clipping.matching)."""
     from clipping.matching.live import current_index  # the matching module imports models
@@ -238,24 +266,45 @@ def clip_area(
     result: IngestResult,
     *,
     revision: bool = False,
+    backfill: bool = False,
+    body_from: int = 0,
 ) -> None:
     """Write the clip of one area and one match per list that does not have its story yet.
 
     found: list id -> (its spans in new sentences, all its spans).
     revision: the version changes a page ingested before, so its new text dates from now,
     not from the publication time the page declares.
+    backfill: a new list's look at pages already crawled: its matches of old clips are kept
+    pending for the list's summary instead of being settled unsent.
+    body_from: where the area's own text starts after its headline (with_headline).
     """
-    owners = dict(KeywordList.objects.active().filter(id__in=found).values_list("id", "owner_id"))
-    owners = audience_only(owners, version.page.site_id)
+    rows = KeywordList.objects.active().filter(id__in=found)
+    lists_of = list(rows.values_list("id", "owner_id", "owner__news_days"))
+    owners = audience_only({row[0]: row[1] for row in lists_of}, version.page.site_id)
+    news_days = {owner_id: days for _, owner_id, days in lists_of}
     if not owners:
         return
     lists = sorted(owners)
     clip = _write_clip(
-        version, article, area, [found[list_id] for list_id in lists], result, revision=revision
+        version,
+        article,
+        (area, body_from),
+        [found[list_id] for list_id in lists],
+        result,
+        revision=revision,
     )
+    now = timezone.now()
     for list_id in lists:
+        owner_id = owners[list_id]
+        since = now - timedelta(days=news_days[owner_id])
+        old = clip.published_at is not None and clip.published_at < since
         _write_match(
-            clip, list_id, owners[list_id], found[list_id], (area.text, article.language), result
+            clip,
+            (list_id, owner_id),
+            found[list_id],
+            (area.text, article.language, body_from),
+            result,
+            old="backfill" if old and backfill else old,
         )
 
 
@@ -270,18 +319,22 @@ def audience_only(owners: dict[int, int], site_id: int | None) -> dict[int, int]
 def _write_clip(
     version: PageVersion,
     article: ArticleText,
-    area: ArticleArea,
+    headed: tuple[ArticleArea, int],
     found: list[tuple[list[MatchedSpan], list[MatchedSpan]]],
     result: IngestResult,
     *,
     revision: bool,
 ) -> Clip:
-    """Return the area's clip, written once; a near duplicate joins its original's story."""
+    """Return the area's clip, written once; a near duplicate joins its original's story.
+
+    headed: the area with its headline first, and where its own text starts.
+    """
+    area, body_from = headed
     language = article.language
-    first = min((new[0] for new, _ in found), key=lambda s: (s.start, s.end))
+    first = min((_center(new, body_from) for new, _ in found), key=lambda s: (s.start, s.end))
     every = [span for _, spans in found for span in spans]
-    summary, marks = _window(area.text, first, every, language)
-    print_ = neardup.fingerprint(area.text)
+    summary, marks = _window(area.text, first, every, (language, body_from))
+    print_ = neardup.fingerprint(area.text[body_from:])
     original = None
     if print_ is not None:
         original = neardup.find_original(
@@ -303,9 +356,9 @@ def _write_clip(
             "spans": marks,
             "language": language[:8],
             "seen_at": version.fetched_at,
-            "published_at": version.fetched_at
+            "published_at": None
             if revision
-            else trusted_time(article.published, seen_at=version.fetched_at) or version.fetched_at,
+            else trusted_time(article.published, seen_at=version.fetched_at),
             "fingerprint": print_.to_bytes() if print_ is not None else None,
             "duplicate_of": original,
         },
@@ -320,35 +373,71 @@ def _write_clip(
 
 def _write_match(
     clip: Clip,
-    list_id: int,
-    owner_id: int,
+    owned: tuple[int, int],
     found: tuple[list[MatchedSpan], list[MatchedSpan]],
     area: tuple[str, str],
     result: IngestResult,
+    *,
+    old: bool | str = False,
 ) -> None:
     """Write one list's match of the clip's story, unless the list has that story already.
 
-    area: the area's text and language, for the list's own summary.
+    owned: the list's id and its owner's. area: the area's text, language and where its own
+    text starts after its headline, for the list's own summary. old: the clip was published before the owner's news window: the
+    match is settled unsent, or with "backfill" left pending for the new list's summary.
     """
+    list_id, owner_id = owned
     new, spans = found
-    text, language = area
-    summary, marks = _window(text, new[0], spans, language)
+    text, language, body_from = area
+    summary, marks = _window(text, _center(new, body_from), spans, (language, body_from))
+    defaults: dict[str, object] = {
+        "owner_id": owner_id,
+        "clip": clip,
+        "summary": summary,
+        "spans": marks,
+        "old": bool(old),
+    }
+    if old is True:
+        defaults["mail_status"] = Match.MailStatus.SKIPPED
+        defaults["mail_note"] = OLD_NOTE
     match, made = Match.objects.get_or_create(
-        keyword_list_id=list_id,
-        story_id=clip.duplicate_of_id or clip.id,
-        defaults={"owner_id": owner_id, "clip": clip, "summary": summary, "spans": marks},
+        keyword_list_id=list_id, story_id=clip.duplicate_of_id or clip.id, defaults=defaults
     )
-    if made:
-        result.matches += 1
-        result.match_ids.append(match.id)
-    else:
+    if not made:
         result.repeats += 1
+        return
+    result.matches += 1
+    result.old += bool(old)
+    if old is not True:
+        result.match_ids.append(match.id)
+
+
+def _center(new: list[MatchedSpan], body_from: int) -> MatchedSpan:
+    """Return the span a summary is centred on: the first in the text, else in the headline."""
+    return next((span for span in new if span.start >= body_from), new[0])
 
 
 def _window(
-    text: str, center: MatchedSpan, spans: list[MatchedSpan], language: str
+    text: str, center: MatchedSpan, spans: list[MatchedSpan], where: tuple[str, int]
 ) -> tuple[str, list[list[object]]]:
-    """Return the summary around center and the [start, end, term] of spans shown in it."""
+    """Return the summary around center and the [start, end, term] of spans shown in it.
+
+    where: the text's language, and where its own text starts after its headline. A term
+    found only in the headline is shown in it: the headline is the summary.
+    """
+    language, body_from = where
+    if center.start < body_from:
+        head = text[:body_from].rstrip()
+        marks = [[s.start, s.end, s.term] for s in spans if s.end <= len(head)]
+        return head, sorted(marks, key=lambda mark: (mark[0], mark[1]))  # type: ignore[arg-type]
+    if body_from:
+        text = text[body_from:]
+        center = MatchedSpan(center.start - body_from, center.end - body_from, center.term)
+        spans = [
+            MatchedSpan(s.start - body_from, s.end - body_from, s.term)
+            for s in spans
+            if s.start >= body_from
+        ]
     summary, (start, end) = summarize(text, center.start, center.end, language)
     marks: list[list[object]] = [[start, end, center.term]]
     for span in spans:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from clipping import backfill, channels, digests, ingest, publisher, watching
+from clipping import backfill, channels, digests, ingest, pacing, publisher, watching
 from clipping.conf import (
     SEND_MAX_RETRIES,
     SEND_RETRY_BACKOFF,
@@ -79,7 +79,15 @@ def deliver_match(match_id: int) -> str:
     """Mail one match (retried with exponential backoff and jitter on transient errors).
 
     A match over its owner's hourly limit may complete an early digest: it goes at once.
+    Paced first (clipping.pacing): it may wait for others found with it, or go in a burst.
     """
+    step = pacing.pace(match_id)
+    if step.wait > 0:
+        deliver_match.apply_async((match_id,), countdown=step.wait)
+        return "waiting"
+    if step.burst_id is not None:
+        deliver_digest.delay(step.burst_id)
+        return "burst"
     outcome = publisher.deliver_match(match_id)
     if outcome == publisher.Outcome.DEFERRED:
         owner_id = publisher.owner_of(match_id)
@@ -141,7 +149,17 @@ def request_backfill(list_id: int) -> None:
 
 @shared_task(**_RETRY)
 def deliver_notice(notice_id: int) -> str:
-    """Send one clip through one channel (retried with backoff and jitter on failures)."""
+    """Send one clip through one channel (retried with backoff and jitter on failures).
+
+    Paced first (clipping.pacing): it may wait for others found with it, or go in a burst.
+    """
+    step = pacing.pace_notice(notice_id)
+    if step.wait > 0:
+        deliver_notice.apply_async((notice_id,), countdown=step.wait)
+        return "waiting"
+    if step.burst_id is not None:
+        deliver_channel_digest.delay(step.burst_id)
+        return "burst"
     return channels.deliver_notice(notice_id)
 
 

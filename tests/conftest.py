@@ -161,6 +161,17 @@ def _clear_cache(request) -> Iterator[None]:
     yield
 
 
+@pytest.fixture(autouse=True)
+def unpaced(settings) -> None:
+    """Send each instant clip at once: a task called or run eagerly has no timer to wait on.
+
+    The pacing of the product's defaults has its own tests (tests/clipping/test_pacing.py,
+    and the end-to-end walk), which set it back.
+    """
+    settings.CLIPPING_INSTANT_GATHER_SECONDS = 0
+    settings.CLIPPING_INSTANT_SPACING_SECONDS = 0
+
+
 @pytest.fixture
 def eager_celery() -> Iterator[None]:
     """Run tasks in the calling process, as a worker would, with their retries."""

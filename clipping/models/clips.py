@@ -211,6 +211,11 @@ class Match(models.Model):
         "clipping.Digest", on_delete=models.SET_NULL, null=True, blank=True, related_name="matches"
     )
     read_at = models.DateTimeField(null=True, blank=True)
+    old = models.BooleanField(
+        default=False,
+        help_text="Published before the owner's news window when found: shown on My clips and "
+        "in a new list's summary, never notified.",
+    )
 
     objects = MatchQuerySet.as_manager()
 

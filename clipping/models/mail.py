@@ -16,6 +16,7 @@ class Digest(models.Model):
         WEEKLY = "weekly", "Weekly"
         HOURLY = "hourly", "Hourly (over the instant limit)"
         SUMMARY = "summary", "Summary (what a new list found in pages already crawled)"
+        BURST = "burst", "Burst (instant clips found within seconds of each other)"
 
     class Status(models.TextChoices):
         PENDING = "pending", "Waiting"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from dataclasses import dataclass
 from datetime import datetime
@@ -37,6 +38,7 @@ class PageQuerySet(models.QuerySet["Page"]):
         """
         polled = Case(
             When(role__in=[Page.Role.FEED, Page.Role.SITEMAP], then=Value(0)),
+            When(role=Page.Role.SEED, content_type__iregex=XML_TYPES, then=Value(0)),
             default=Value(1),
             output_field=models.IntegerField(),
         )
@@ -53,6 +55,15 @@ class PageQuerySet(models.QuerySet["Page"]):
                 "id",
             )
         )
+
+
+# The content types of feeds and sitemaps (RSS, Atom, XML): a seed served as one is polled.
+XML_TYPES = r"(xml|rss|atom)"
+
+
+def is_xml_type(content_type: str) -> bool:
+    """Tell whether a stored content type is a feed's or sitemap's."""
+    return re.search(XML_TYPES, content_type or "", re.IGNORECASE) is not None
 
 
 class Page(models.Model):

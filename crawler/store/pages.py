@@ -274,18 +274,19 @@ def _visited(page: Page, fetched: FetchResult, *, changed: bool, now: datetime) 
         page.revisit_history = record_visit(page.revisit_history, elapsed, changed)
     rate = change_rate(page.revisit_history)
     page.change_rate = None if rate is None else rate * 86400
-    page.next_visit_at = now + visit_wait(page, site)
-    page.last_fetched_at = now
-    page.status = fetched.status
-    page.error = ""
-    page.failures = 0
-    page.fetch_count += 1
     if not fetched.not_modified:  # a 304 may omit the validators; keep the stored ones
         page.etag = fetched.etag[:500]
         page.last_modified = fetched.last_modified[:100]
         page.content_type = fetched.content_type[:200]
     elif fetched.etag:
         page.etag = fetched.etag[:500]
+    # After the content type: a seed that turned out to be a feed is polled as one.
+    page.next_visit_at = now + visit_wait(page, site)
+    page.last_fetched_at = now
+    page.status = fetched.status
+    page.error = ""
+    page.failures = 0
+    page.fetch_count += 1
 
 
 def _gained_links(page: Page, links: list[LinkRecord]) -> int:

@@ -110,10 +110,18 @@ def _clamp(value: timedelta, minimum: timedelta, maximum: timedelta) -> timedelt
 
 
 def is_polled(page: Page) -> bool:
-    """Tell whether a page is a feed or sitemap, asked on the site's poll interval."""
-    from crawler.models import Page
+    """Tell whether a page is a feed or sitemap, asked on the site's poll interval.
 
-    return page.role in {Page.Role.FEED, Page.Role.SITEMAP}
+    A seed counts when its body is one (a person's site lists its feed among its seeds, and
+    a feed's own address may be the site's root): it is no hub to be looked at every few
+    minutes at best. The same rule as `PageQuerySet.hubs_due` orders by.
+    """
+    from crawler.models import Page
+    from crawler.models.pages import is_xml_type
+
+    if page.role in {Page.Role.FEED, Page.Role.SITEMAP}:
+        return True
+    return page.role == Page.Role.SEED and is_xml_type(page.content_type)
 
 
 def is_hub(page: Page) -> bool:

@@ -58,6 +58,7 @@ class Preview:
     needs_browser: bool = False
     robots: str = ""  # the robots.txt verdict in words
     robots_delay: float | None = None  # its Crawl-delay for us, in seconds
+    size: int = 0  # the site's pages the preview found: the page and its on-site article links
     existing_id: int | None = None  # the site already watching this origin
     existing_name: str = ""
     plan: CrawlPlan | None = None
@@ -196,6 +197,7 @@ async def _explore(site: Site, preview: Preview, samples: int) -> None:
             preview.search_url = find_search_template(fetched.body, fetched.final_url) or ""
         titles = _clip_titles(extracted) if preview.kind == INFORMATION else []
         articles = [u for u in _article_links(extracted, fetched.final_url) if u != preview.url]
+        preview.size = 1 + len(articles)
         results = await asyncio.gather(*(backend.fetch(u) for u in articles[:samples]))
         for result in results:
             if result.succeeded and is_html(result):

@@ -4,6 +4,12 @@ day; the crawl settings a new site gets within them.
 Rules (`crawler.conf.UserSiteSettings`): CRAWLER_USER_SITES_MAX caps the sites one person
 follows; CRAWLER_USER_PAGES_PER_DAY the pages their private sites fetch in a day
 (`SiteQuerySet.within_daily_pages` holds back the crawls past it).
+
+A site costs what it uses: its plan is sized from the pages the preview found (a 4-page site
+gets a run of a dozen pages, not the 200 a site of unknown size gets), and once it has run,
+what it counts against the allowance is the most pages its recent runs fetched, times its
+runs a day, never more than its plan reserves. So a person's small sites leave room for the
+next ones, up to the number of sites they may follow.
 """
 
 from __future__ import annotations
@@ -21,11 +27,16 @@ from django.utils.translation import ngettext
 from crawler.conf import user_site_settings
 from crawler.fetch import policy_from_settings
 from crawler.fetch.policy import url_origin
-from crawler.models import Site
+from crawler.models import CrawlRun, Site
 from crawler.strategies.base import INFORMATION
 
 DEFAULT_BUDGET = 200  # pages of one run of a person's site, at most
-MIN_BUDGET = 20  # fewer pages a run would not get past the home page
+MIN_BUDGET = 20  # fewer pages a run would not get past the home page of a site of unknown size
+# A site whose size the preview measured gets twice its pages a run (room for new ones),
+# plus a few for its feed, sitemap and robots.txt.
+SIZE_FACTOR = 2
+SIZE_MARGIN = 4
+MEASURED_RUNS = 3  # the recent finished runs whose largest fetch is a site's measured size
 # Revisit intervals tried from the most eager: the first whose runs fit the allowance wins.
 INTERVALS = tuple(timedelta(hours=h) for h in (1, 2, 3, 6, 12, 24))
 
@@ -40,6 +51,7 @@ class Found(Protocol):
     feeds: list[str]
     needs_browser: bool
     robots_delay: float | None
+    size: int  # the pages the preview found the site to have (0: unknown)
 
 
 class SiteRefused(Exception):
@@ -95,8 +107,34 @@ def pages_allowance(user: Any, exclude_id: int | None = None) -> int:
         approval=Site.Approval.DENIED
     )
     for site in own.exclude(id=exclude_id).filter(enabled=True):
-        used += daily_pages(site.page_budget, site.revisit_interval)
+        used += daily_cost(site)
     return max(0, user_site_settings().pages_per_day - used)
+
+
+def daily_cost(site: Site) -> int:
+    """Return the pages a day a site counts against its adder's allowance.
+
+    Its plan's reservation (budget times runs a day) until it has run; then the most pages
+    one of its last MEASURED_RUNS finished runs fetched, times its runs a day, at most the
+    reservation.
+    """
+    reserved = daily_pages(site.page_budget, site.revisit_interval)
+    fetched = list(
+        CrawlRun.objects.filter(site=site, status=CrawlRun.Status.FINISHED)
+        .order_by("-started_at")
+        .values_list("fetched", flat=True)[:MEASURED_RUNS]
+    )
+    if not fetched:
+        return reserved
+    return min(reserved, daily_pages(max(max(fetched), 1), site.revisit_interval))
+
+
+def sized_budget(size: int) -> tuple[int, int]:
+    """Return the pages a run wants for a site of `size` pages, and the fewest that will do."""
+    if size <= 0:
+        return DEFAULT_BUDGET, MIN_BUDGET
+    wanted = min(DEFAULT_BUDGET, SIZE_FACTOR * size + SIZE_MARGIN)
+    return wanted, min(MIN_BUDGET, wanted)
 
 
 def daily_pages(page_budget: int, revisit: timedelta) -> int:
@@ -114,9 +152,10 @@ def plan_for(user: Any, preview: Found) -> CrawlPlan:
         wanted, depth = INTERVALS[3], 2
     else:
         wanted, depth = INTERVALS[1 if preview.feeds else 2], 3
+    most, least = sized_budget(preview.size)
     for revisit in [i for i in INTERVALS if i >= wanted]:
-        budget = min(DEFAULT_BUDGET, allowance // daily_pages(1, revisit))
-        if budget >= MIN_BUDGET:
+        budget = min(most, allowance // daily_pages(1, revisit))
+        if budget >= least:
             break
     else:
         raise SiteRefused(

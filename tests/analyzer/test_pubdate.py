@@ -97,3 +97,72 @@ def test_the_analyzer_reads_an_articles_declared_times_once_and_a_hubs_never():
     links = "".join(f'<li><a href="/s/{n}">Story {n} of the day</a></li>' for n in range(30))
     hub = analyze(page(head, f"<ul>{links}</ul>"), "https://x.example/")
     assert hub.kind == "hub" and hub.published == ()
+
+
+@pytest.mark.parametrize(
+    ("body", "url", "expected"),
+    [
+        (
+            '<article><h1>Rail</h1><p class="byline">By Jo · <time datetime="2025-03-02T09:00:00Z">'
+            "2 March 2025</time> · <a href='/s/'>Transport</a></p><p>Text.</p></article>",
+            None,
+            datetime(2025, 3, 2, 9, tzinfo=UTC),
+        ),
+        (
+            "<article><h1>Archive: the rail strike of 1989</h1>"
+            "<p class='byline'>By Jo Bloggs · 21 November 2016</p><p>Text.</p></article>",
+            None,
+            datetime(2016, 11, 21, tzinfo=UTC),
+        ),
+        (
+            "<article><h1>Archive</h1><p class='byline'>2016</p><p>Text.</p></article>",
+            None,
+            datetime(2016, 1, 1, tzinfo=UTC),
+        ),
+        (
+            '<article><div class="meta"><span class="entry-date">Updated 21 November 2016, 10:00'
+            "</span></div><p>Text.</p></article>",
+            None,
+            datetime(2016, 11, 21, 10, tzinfo=UTC),
+        ),
+        (
+            "<p>Text.</p>",
+            "https://x.example/news/2016/11/21/rail-strike.html",
+            datetime(2016, 11, 21, tzinfo=UTC),
+        ),
+        (
+            "<p>Text.</p>",
+            "https://x.example/2016-11-21-rail-strike",
+            datetime(2016, 11, 21, tzinfo=UTC),
+        ),
+    ],
+    ids=["byline-time", "byline-written", "byline-year", "entry-date", "url-path", "url-slug"],
+)
+def test_the_byline_and_then_the_url_date_the_article(body, url, expected):
+    assert published_time(page(body=body), seen_at=SEEN, url=url) == expected
+
+
+def test_the_metadata_wins_over_the_byline_and_the_byline_over_the_url():
+    body = "<article><p class='byline'>21 November 2016</p><p>Text.</p></article>"
+    meta = '<meta property="article:published_time" content="2025-03-03T08:00:00Z">'
+    url = "https://x.example/2010/01/05/story"
+    assert published_time(page(meta, body), seen_at=SEEN, url=url) == datetime(
+        2025, 3, 3, 8, tzinfo=UTC
+    )
+    assert published_time(page(body=body), seen_at=SEEN, url=url) == datetime(
+        2016, 11, 21, tzinfo=UTC
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "url"),
+    [
+        ("<article><p class='byline'>By Jo Bloggs</p><p>In 2016 it began.</p></article>", None),
+        ("<aside><p class='date'>21 November 2016</p></aside><p>Text.</p>", None),
+        ("<p>Text.</p>", "https://x.example/news/2016/rail-strike"),
+        ("<p>Text.</p>", "https://x.example/2016/13/45/story"),
+    ],
+    ids=["byline-without-date", "date-outside-article", "url-year-only", "url-impossible"],
+)
+def test_a_byline_without_a_date_or_a_url_without_a_full_date_gives_none(body, url):
+    assert published_time(page(body=body), seen_at=SEEN, url=url) is None

@@ -44,14 +44,23 @@ RELATED = """<aside class="related"><h3>More stories</h3><ul>
 
 
 def article(
-    headline: str, paragraphs: list[str], *, lang: str = "en", site: str = "The Daily Example"
+    headline: str,
+    paragraphs: list[str],
+    *,
+    lang: str = "en",
+    site: str = "The Daily Example",
+    written: str = "",
 ) -> str:
-    """Return a news article page; headline and paragraphs are inserted as given (raw HTML)."""
+    """Return a news article page; headline and paragraphs are inserted as given (raw HTML).
+
+    written: the date its byline gives ("3 March 2025"); none by default.
+    """
     body = "".join(f"<p>{text}</p>" for text in paragraphs)
+    byline = f"By Ann Writer, {written}" if written else "By Ann Writer"
     return f"""<!doctype html><html lang="{lang}"><head><meta charset="utf-8">
 <title>{headline} | {site}</title></head><body>
 {MENU}
-<main><article><h1>{headline}</h1><p class="byline">By Ann Writer, 3 March 2025</p>
+<main><article><h1>{headline}</h1><p class="byline">{byline}</p>
 <div class="article-body">{body}</div></article>{RELATED}</main>
 {FOOTER}</body></html>"""
 

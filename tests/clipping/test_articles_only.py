@@ -59,7 +59,7 @@ def test_the_demo_sites_search_results_and_sections_make_no_clip(demo, alice):
     results = fetch(f"{demo}/search?q=strike")
     found = results[results.index("/article/") :].split('"', 1)[0]
     article_result = ingest_url(site, demo + found)
-    assert article_result.clips == 1 and article_result.match_ids
+    assert article_result.clips == 1 and article_result.matches == 1
 
 
 def test_a_search_page_of_a_form_the_site_is_known_for_makes_no_clip(site, alice):

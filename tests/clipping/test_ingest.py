@@ -349,7 +349,7 @@ def test_a_clip_carries_the_publication_time_its_page_declares(site, alice):
     assert clip.shown_at == clip.published_at
 
 
-def test_a_clip_of_a_page_without_a_declared_time_is_dated_when_first_seen(site, alice):
+def test_a_clip_of_a_page_without_a_declared_time_is_shown_by_when_it_was_first_seen(site, alice):
     make_list(alice, "Energy", "subsidy")
     seen = datetime(2025, 3, 4, 9, 15, tzinfo=UTC)
     version = store_version(
@@ -358,7 +358,8 @@ def test_a_clip_of_a_page_without_a_declared_time_is_dated_when_first_seen(site,
     ingest(version, kept(analyze(version.raw_body(), URL), version), index=active_index())
 
     clip = Clip.objects.get()
-    assert clip.published_at == seen == clip.seen_at
+    # No publication time is made up: the crawl time is only the fallback shown as such.
+    assert clip.published_at is None and clip.shown_at == seen == clip.seen_at
 
 
 def test_new_text_on_a_changed_page_is_dated_when_first_seen_not_when_first_published(site, alice):
@@ -374,4 +375,4 @@ def test_new_text_on_a_changed_page_is_dated_when_first_seen_not_when_first_publ
     ingest(version, kept(analyze(changed, URL), version), index=active_index())
 
     clip = Clip.objects.get()
-    assert clip.page_version == version and clip.published_at == seen
+    assert clip.page_version == version and clip.published_at is None and clip.shown_at == seen

@@ -87,3 +87,22 @@ def test_a_watch_sets_the_sites_next_watch_to_its_earliest_hub(server):
     earliest = min(page.next_visit_at for page in hubs)
     assert Site.objects.get(id=site.id).next_watch_at == earliest
     assert earliest > timezone.now()
+
+
+def test_a_feed_among_the_sites_seeds_is_polled_on_the_feed_schedule_not_as_a_hub(server):
+    # A person's site lists its feed among its seeds: the feed keeps the seed's role.
+    NewsWithFeed(server)
+    site = make_site(
+        server,
+        seed_urls=server.url("/feed.xml"),
+        feed_poll_interval=timedelta(minutes=2),
+        min_hub_revisit=timedelta(minutes=5),
+    )
+    crawl(site)
+    feed = Page.objects.get(site=site, url=server.url("/feed.xml"))
+    assert feed.role == Page.Role.SEED
+
+    assert feed.next_visit_at - feed.last_fetched_at == timedelta(minutes=2)
+    make_due(feed)
+    Page.objects.filter(site=site).exclude(id=feed.id).update(next_visit_at=timezone.now())
+    assert Page.objects.filter(site=site).hubs_due(timezone.now()).first() == feed

@@ -137,3 +137,30 @@ def test_the_last_follower_leaving_stops_a_private_site(alice, bob, settings):
     assert Site.objects.get(id=site.id).enabled
     usersites.unfollow_site(bob, site)
     assert not Site.objects.get(id=site.id).enabled
+
+
+def test_a_small_site_costs_what_it_uses_so_that_ten_fit_in_the_default_allowance(alice, settings):
+    settings.CRAWLER_USER_SITES = "open"
+    urls = [f"https://s{n}.example.org/" for n in range(10)]
+    plans = []
+    for url in urls:  # ten 4-page sites, each with a feed, added before any has run
+        found = Preview(url=url, final_url=url, kind="hub", feeds=[url + "feed"], size=4)
+        plan = usersites.plan_for(alice, found)
+        usersites.add_site(alice, url, Preview(url=url, final_url=url, kind="hub", plan=plan))
+        plans.append(plan)
+
+    # Sized from the 4 pages found: a run of a dozen pages every 2 hours, not 166.
+    assert {(p.revisit_hours, p.page_budget) for p in plans} == {(2.0, 12)}
+    assert Site.objects.followed_by(alice).count() == 10
+    assert usersites.pages_allowance(alice) == 2000 - 10 * 12 * 12
+
+
+def test_once_a_site_has_run_it_counts_the_pages_it_fetched_not_its_reservation(alice, settings):
+    settings.CRAWLER_USER_SITES = "open"
+    url = "https://a.example.org/"
+    site = usersites.add_site(alice, url, previewed(url, page_budget=166, revisit_hours=2.0)).site
+    assert usersites.pages_allowance(alice) == 2000 - 166 * 12
+    make_run(site, hours_ago=3, fetched=4)
+    make_run(site, hours_ago=1, fetched=5)
+
+    assert usersites.pages_allowance(alice) == 2000 - 5 * 12

@@ -95,6 +95,13 @@ def published_time(
     return trusted_time(declared_times(html, url), seen_at=seen_at)
 
 
+def listed_time(raw: str) -> datetime | None:
+    """Return the time a feed or sitemap writes (RFC 822 or ISO 8601), in UTC, or None when it
+    is empty, unreadable, without a year, or before 1990."""
+    moment = _parse(raw)
+    return moment if moment is not None and moment >= _EARLIEST else None
+
+
 def _candidates(root: lxml.html.HtmlElement) -> Iterator[str]:
     """Yield raw date strings in order of trust."""
     metas: dict[str, str] = {}

@@ -12,7 +12,8 @@ make clips, its declared publication times), and nothing here parses its body ag
 3. Match the area against the keyword index. A list counts only if one of its spans lies in
    a new sentence: unchanged text never notifies again, whichever lists exist now.
 4. One Clip per version and area (unique), its summary around the first new span, its
-   publication time the one the page declares (analyzer.pubdate), else none: the clip is
+   publication time the one the page declares (analyzer.pubdate), else the one the feed or
+   sitemap listing the page gives (`Page.listed_published_at`), else none: the clip is
    shown by when it was first seen, and says so (new text on a page ingested before is
    always dated when first seen). A near duplicate of a clip from another page joins that
    clip's story as a duplicate.
@@ -44,7 +45,7 @@ from clipping.matching.text import MatchedSpan
 from clipping.models import Clip, KeywordList, Match, SeenText
 from clipping.reasons import record_reasons
 from clipping.safetext import one_line
-from crawler.models import PageVersion, Site
+from crawler.models import Page, PageVersion, Site
 from crawler.models.pages import ArticleArea, ArticleText
 
 if TYPE_CHECKING:
@@ -356,9 +357,7 @@ def _write_clip(
             "spans": marks,
             "language": language[:8],
             "seen_at": version.fetched_at,
-            "published_at": None
-            if revision
-            else trusted_time(article.published, seen_at=version.fetched_at),
+            "published_at": None if revision else _published(article, page, version),
             "fingerprint": print_.to_bytes() if print_ is not None else None,
             "duplicate_of": original,
         },
@@ -369,6 +368,13 @@ def _write_clip(
         if print_ is not None:
             neardup.store_bands(clip, print_)
     return clip
+
+
+def _published(article: ArticleText, page: Page, version: PageVersion) -> datetime | None:
+    """Return when the article says it was published, else when the feed or sitemap that
+    listed its page says so, else None (the clip is then dated by when it was first seen)."""
+    listed = (page.listed_published_at,) if page.listed_published_at else ()
+    return trusted_time((*article.published, *listed), seen_at=version.fetched_at)
 
 
 def _write_match(

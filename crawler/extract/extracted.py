@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from analyzer.model import PageAnalysis
+from crawler.extract.feeds import ListedDate
 from crawler.models.pages import HUB_PAGE, SEARCH_PAGE, ArticleArea, ArticleText
 from crawler.models.sitesearch import is_search_result
 from crawler.strategies.base import HUB, LinkRecord
@@ -24,6 +25,7 @@ class Extracted:
     encoding: str = ""
     analysis: object = None  # the analyzer's PageAnalysis, for strategies
     item_texts: dict[str, str] = field(default_factory=dict)  # a feed's words per item URL
+    item_dates: dict[str, ListedDate] = field(default_factory=dict)  # when each was published
     article: ArticleText | None = None  # what clipping reads of an informational page
 
 

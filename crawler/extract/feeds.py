@@ -13,9 +13,12 @@ import html as html_module
 import io
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from urllib.parse import urljoin
 
 from lxml import etree
+
+from analyzer.pubdate import listed_time
 
 # A sitemap may hold 50,000 URLs and weigh 50 MB uncompressed (sitemaps.org limits).
 MAX_SITEMAP_BYTES = 50 * 1024 * 1024
@@ -43,6 +46,21 @@ class Discovered:
     # A feed's items come with their own words (title, summary, categories), per item URL:
     # the crawler weighs the link to an item by them before fetching it.
     texts: dict[str, str] = field(default_factory=dict)
+    # When each item was published, as the feed or sitemap says, with whether that is a
+    # publication date (a feed item's, a news sitemap's) or only a sitemap's <lastmod>.
+    dates: dict[str, ListedDate] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ListedDate:
+    """A publication time a feed or sitemap gives an item."""
+
+    moment: datetime
+    published: bool  # a publication date; False: a sitemap's last modification
+
+
+# Where a feed item says when it was published, most trusted first.
+_ITEM_DATES = ("published", "pubdate", "issued", "date", "created", "updated", "modified")
 
 
 def parse_sitemap(body: bytes, base_url: str) -> Discovered:
@@ -58,10 +76,30 @@ def parse_sitemap(body: bytes, base_url: str) -> Discovered:
     for loc in root.iter("{*}loc", "loc"):
         text = (loc.text or "").strip()
         if text:
-            target.append(urljoin(base_url, text))
+            url = urljoin(base_url, text)
+            target.append(url)
+            if name == "urlset" and loc.getparent() is not None:
+                _sitemap_date(loc.getparent(), url, found.dates)
             if len(target) >= MAX_SITEMAP_URLS:
                 break
     return found
+
+
+def _sitemap_date(entry: etree._Element, url: str, dates: dict[str, ListedDate]) -> None:
+    """Note a sitemap entry's news:publication_date, else its lastmod."""
+    news = lastmod = None
+    for child in entry.iter():
+        if not isinstance(child.tag, str):
+            continue
+        name = etree.QName(child).localname.lower()
+        if name == "publication_date" and news is None:
+            news = listed_time(child.text or "")
+        elif name == "lastmod" and lastmod is None:
+            lastmod = listed_time(child.text or "")
+    if news is not None:
+        dates[url] = ListedDate(news, published=True)
+    elif lastmod is not None:
+        dates[url] = ListedDate(lastmod, published=False)
 
 
 def parse_feed(body: bytes, base_url: str) -> Discovered:
@@ -83,7 +121,25 @@ def parse_feed(body: bytes, base_url: str) -> Discovered:
             url = urljoin(base, href)
             found.urls.append(url)
             found.texts[url] = _item_words(item)
+            moment = _item_date(item)
+            if moment is not None:
+                found.dates[url] = ListedDate(moment, published=True)
     return found
+
+
+def _item_date(item: etree._Element) -> datetime | None:
+    """Return when a feed item says it was published (pubDate, dc:date, Atom's published,
+    else updated), or None."""
+    raws: dict[str, str] = {}
+    for child in item:
+        if isinstance(child.tag, str):
+            name = etree.QName(child).localname.lower()
+            raws.setdefault(name, (child.text or "").strip())
+    for name in _ITEM_DATES:
+        moment = listed_time(raws.get(name, ""))
+        if moment is not None:
+            return moment
+    return None
 
 
 def _item_words(item: etree._Element, limit: int = ITEM_WORDS) -> str:

@@ -231,12 +231,18 @@ def _discovered(
         url = _canonical_or_none(raw, canonical)
         if url:
             texts[url] = words
+    dates = {}
+    for raw, listed in found.dates.items():
+        url = _canonical_or_none(raw, canonical)
+        if url:
+            dates[url] = listed
     return Extracted(
         kind=HUB,
         summary={"kind": area, "urls": len(links), "sitemaps": len(nested)},
         links=links,
         sitemaps=nested,
         item_texts=texts,
+        item_dates=dates,
     )
 
 

@@ -105,6 +105,12 @@ class Page(models.Model):
     content_type = models.CharField(max_length=200, blank=True)
     kind = models.CharField(max_length=12, choices=Kind.choices, blank=True)
     title = models.CharField(max_length=500, blank=True)
+    listed_published_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When a feed or sitemap listing the page says it was published (a feed "
+        "item's date or a news sitemap's; else a sitemap's last modification).",
+    )
     fetch_count = models.PositiveIntegerField(default=0)
     change_count = models.PositiveIntegerField(default=0)
     # Recent revisits, oldest first: [seconds since the previous visit, whether it had changed].

@@ -287,6 +287,8 @@ def _admit_links(
     ids |= add([link.url for link in extracted.links if link.url not in ids], depth=depth)
     ids |= add(extracted.feeds, depth=depth, role=Page.Role.FEED)
     ids |= add(extracted.sitemaps, depth=depth, role=Page.Role.SITEMAP)
+    if extracted.item_dates:
+        storage.remember_listed_dates(extracted.item_dates, ids)
     return ids
 
 

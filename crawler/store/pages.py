@@ -12,6 +12,7 @@ their rows there (the version, the page's own state, its links), written with th
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,7 @@ from crawler.strategies.base import LinkRecord
 
 if TYPE_CHECKING:
     from crawler.extract.extracted import Extracted
+    from crawler.extract.feeds import ListedDate
 
 NEW, CHANGED, UNCHANGED, FAILED, ROBOTS = "new", "changed", "unchanged", "failed", "robots"
 ERROR_CHARS = 300  # Page.error's length
@@ -345,3 +347,28 @@ def _prune_bodies(page: Page) -> None:
     old_ids = list(old)
     if old_ids:
         PageVersion.objects.filter(id__in=old_ids).update(body=None, article=None)
+
+
+LISTED_BATCH = 1000
+
+
+def remember_listed_dates(dates: Mapping[str, ListedDate], ids: Mapping[str, int]) -> None:
+    """Keep, on each listed page, when its feed or sitemap says it was published.
+
+    A publication date (a feed item's, a news sitemap's) replaces what a page had; a sitemap's
+    last modification only fills a page that had none, and never moves an earlier one later.
+    Clipping dates a clip by it when the article itself declares no date.
+    """
+    wanted = {ids[url]: listed for url, listed in dates.items() if url in ids}
+    if not wanted:
+        return
+    changed = []
+    for start in range(0, len(wanted), LISTED_BATCH):
+        chunk = list(wanted)[start : start + LISTED_BATCH]
+        for page in Page.objects.filter(id__in=chunk).only("id", "listed_published_at"):
+            listed, before = wanted[page.id], page.listed_published_at
+            if before == listed.moment or (not listed.published and before is not None):
+                continue
+            page.listed_published_at = listed.moment
+            changed.append(page)
+    Page.objects.bulk_update(changed, ["listed_published_at"], batch_size=LISTED_BATCH)

@@ -104,3 +104,41 @@ def test_an_html_page_announces_its_feeds():
         "http://127.0.0.1:9/atom",
     ]
     assert feed_links("<p>no links</p>", BASE) == []
+
+
+def test_feed_items_and_sitemap_entries_say_when_they_were_published():
+    rss = b"""<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>
+      <item><link>http://127.0.0.1:9/a</link><pubDate>Mon, 21 Nov 2016 08:00:00 +0100</pubDate></item>
+      <item><link>http://127.0.0.1:9/b</link><dc:date>2024-02-03T10:00:00Z</dc:date></item>
+      <item><link>http://127.0.0.1:9/c</link><pubDate>Tuesday</pubDate></item>
+    </channel></rss>"""
+    atom = b"""<feed xmlns="http://www.w3.org/2005/Atom"><entry>
+      <link href="http://127.0.0.1:9/d"/><updated>2025-01-02T00:00:00Z</updated>
+      <published>2024-12-30T00:00:00Z</published></entry></feed>"""
+    sitemap = b"""<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
+        xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">
+      <url><loc>http://127.0.0.1:9/e</loc><lastmod>2025-05-05</lastmod>
+        <news:news><news:publication_date>2016-11-21T08:00:00Z</news:publication_date></news:news>
+      </url>
+      <url><loc>http://127.0.0.1:9/f</loc><lastmod>2019-07-01</lastmod></url>
+      <url><loc>http://127.0.0.1:9/g</loc></url>
+    </urlset>"""
+
+    feed_dates = {
+        url: (d.moment.isoformat(), d.published) for url, d in parse_feed(rss, BASE).dates.items()
+    }
+    atom_dates = parse_feed(atom, BASE).dates
+    map_dates = {
+        url: (d.moment.date().isoformat(), d.published)
+        for url, d in parse_sitemap(sitemap, BASE).dates.items()
+    }
+
+    assert feed_dates == {
+        "http://127.0.0.1:9/a": ("2016-11-21T07:00:00+00:00", True),
+        "http://127.0.0.1:9/b": ("2024-02-03T10:00:00+00:00", True),
+    }
+    assert atom_dates["http://127.0.0.1:9/d"].moment.isoformat() == "2024-12-30T00:00:00+00:00"
+    assert map_dates == {
+        "http://127.0.0.1:9/e": ("2016-11-21", True),
+        "http://127.0.0.1:9/f": ("2019-07-01", False),
+    }

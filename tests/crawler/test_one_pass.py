@@ -187,3 +187,30 @@ def test_a_trailing_dot_host_shares_its_robots_rules_with_the_plain_host():
     rules = RobotsRules(origin=canonical.origin("https://example.com./robots.txt"), token="x")
     cache.put(rules, 0.0)
     assert cache.get(canonical.origin("https://EXAMPLE.com/page"), 1.0) is not None
+
+
+def test_an_undated_article_takes_the_date_its_feed_gives_and_old_news_is_not_mailed(server, alice):
+    make_list(alice, "Harbour", "harbour")
+    feed = (
+        "<rss><channel><item><title>Harbour history</title>"
+        f"<link>{server.url('/news/1')}</link>"
+        "<pubDate>Mon, 21 Nov 2016 08:00:00 +0000</pubDate></item>"
+        f"<item><title>Harbour today</title><link>{server.url('/news/2')}</link></item>"
+        "</channel></rss>"
+    )
+    server.route("/feed.xml", Response(feed, headers={"Content-Type": "application/rss+xml"}))
+    server.html("/", hub("Home", [("/feed.xml", "Feed")]))
+    server.html("/news/1", article("Harbour history", "How the harbour strike of 1989 ended."))
+    server.html("/news/2", article("Harbour today", "The harbour reopens after the storm."))
+    site = make_site(server)
+
+    crawl(site)
+    for version in PageVersion.objects.filter(page__url__startswith=server.url("/news/")):
+        ingest_version(version.id, index=active_index())
+
+    history = Clip.objects.get(url=server.url("/news/1"))
+    assert history.published_at == datetime(2016, 11, 21, 8, 0, tzinfo=UTC)
+    assert history.matches.get().old
+    today = Clip.objects.get(url=server.url("/news/2"))
+    assert today.published_at is None and not today.matches.get().old
+    assert Page.objects.get(url=server.url("/news/1")).listed_published_at == history.published_at

@@ -41,6 +41,11 @@ PRODUCTION_ENV = {
 }
 
 
+@pytest.fixture
+def unpaced() -> None:
+    """The suite's pacing override stays out: these tests read the settings as deployed."""
+
+
 def run_check(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     test_only = {"WEBCLIP_TESTING", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     clean = {k: v for k, v in os.environ.items() if k not in PRODUCTION_ENV and k not in test_only}

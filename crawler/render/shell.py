@@ -13,14 +13,27 @@ A page needs Chromium when what a reader sees is made by its scripts:
 
 A script menu is the same on every page of a site, so a run renders it once per menu
 (`RenderMemory`); the other reasons belong to the page and are rendered each time.
+
+On a site not marked as needing a browser, a page is rendered by what its scripts may add
+(`script_additions`: an inline script that inserts elements into a menu, a list or the
+navigation, a script loading JSON, a "Load more" control), to compare the links of the DOM
+after load with those of the served HTML. Within `PROBE_BUDGET` pages a run, one page of
+each URL shape is probed; a shape whose pages' scripts added links no page rendered before
+had added is learnt as needing the browser (`RenderMemory.compare`), and the run keeps it
+for later runs of the site (`crawler.models.SiteLesson`).
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections.abc import Iterable
+from urllib.parse import urljoin
 
 import lxml.html
 from lxml import etree
+
+from crawler.canonical import url_shape
 
 # Text inside these never shows as page text.
 _INVISIBLE = ("script", "style", "noscript", "template")
@@ -34,6 +47,20 @@ LOAD_MORE = "load more"
 SCRIPT_LIST = "script list"
 SCRIPT_MENU = "script menu"
 EVERY_PAGE = "every page"
+SCRIPT_NAVIGATION = "script adds to the navigation"
+SCRIPT_JSON = "script loads JSON"
+LEARNT_SHAPE = "shape learnt to need it"
+PROBE_BUDGET = 8  # pages a run renders to learn whether their shape's scripts add links
+ADDED_KEPT = 20  # links added by scripts named in a lesson's example
+
+# An inline script that builds elements ...
+_INSERTS = re.compile(
+    r"appendChild|insertAdjacentHTML|insertBefore|\.innerHTML\s*\+?=|\.(?:append|prepend|after|before)\s*\("
+)
+# ... into the page's navigation, a menu or a list, or that loads data to build them from.
+_PLACES = re.compile(r"nav|menu|[\"'](?:ul|ol|li)[\"']|list|items|links|section", re.I)
+_LOADS = re.compile(r"\bfetch\s*\(|XMLHttpRequest|getJSON|\.json\s*\(\)|\$\.ajax", re.I)
+_HREF = re.compile(rb"<a\b[^>]*?\bhref\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s>]+))", re.I)
 
 _MORE = re.compile(
     r"^\s*((load|show|see|view) more|more (stories|articles|news|posts|results|items))\b", re.I
@@ -87,13 +114,102 @@ def render_reason(html: str | bytes, *, min_text: int = DEFAULT_MIN_TEXT) -> tup
     return "", ""
 
 
+def script_additions(html: str | bytes) -> tuple[str, str]:
+    """Return what a page's scripts may add to it that its HTML lacks ("" when nothing), and
+    the key of a script the site repeats on every page ("" for what belongs to the page).
+
+    What belongs to the page first: LOAD_MORE, a "Load more" control; SCRIPT_LIST, an empty
+    list a script fills; SCRIPT_JSON, an inline script loading JSON (fetch, XHR). Then
+    SCRIPT_NAVIGATION: an inline script inserting elements and naming a menu, the navigation
+    or a list, keyed by its code (the same menu script on every page is probed once).
+    Scripts loaded from a file are not read.
+    """
+    doc = _parse(html)
+    if doc is None or not _has_scripts(doc):
+        return "", ""
+    inline = [s.text or "" for s in doc.xpath("//script[not(@src)]") if not _is_state(s)]
+    reason, _ = render_reason(html)
+    if reason in {LOAD_MORE, SCRIPT_LIST}:
+        return reason, ""
+    code = " ".join(inline)
+    if _LOADS.search(code):
+        return SCRIPT_JSON, ""
+    if _INSERTS.search(code) and _PLACES.search(code):
+        key = hashlib.blake2b(code.encode("utf-8", "replace"), digest_size=8).hexdigest()
+        return SCRIPT_NAVIGATION, key
+    if reason == SCRIPT_MENU:
+        return reason, "menu"
+    return "", ""
+
+
+def link_targets(html: bytes, base: str) -> set[str]:
+    """Return the absolute targets of a page's <a href> links (fragments left out)."""
+    found = set()
+    for match in _HREF.finditer(html):
+        raw = (match.group(1) or match.group(2) or match.group(3) or b"").decode("utf-8", "replace")
+        if raw and not raw.startswith(("#", "javascript:", "mailto:")):
+            found.add(urljoin(base, raw.strip()).split("#", 1)[0])
+    return found
+
+
 class RenderMemory:
-    """One run's render decisions: every page that needs a browser, each script menu once."""
+    """One run's render decisions: every page that needs a browser, each script menu once,
+    and, on other sites, the URL shapes whose scripts add links (`probe`, `compare`)."""
 
     every = False  # render every page whatever it holds (for comparisons: the old rule)
 
-    def __init__(self) -> None:
+    def __init__(self, shapes: Iterable[str] = (), *, budget: int = PROBE_BUDGET) -> None:
         self.menus: set[str] = set()
+        self.shapes = set(shapes)  # shapes that need rendering (learnt before, or now)
+        self.learnt: dict[str, str] = {}  # shapes learnt in this run -> why, with examples
+        self.probed: set[str] = set()  # shapes and site-wide scripts probed in this run
+        self.budget = budget
+        self.added: set[str] = set()  # links scripts added on pages this run rendered
+        self.reasons: dict[str, str] = {}  # url -> why it is being rendered
+
+    def probe(self, url: str, html: str | bytes) -> str:
+        """Return why a page of a site not marked as needing a browser is rendered now.
+
+        A page of a shape learnt to need it is; else the first page of a shape whose scripts
+        may add something (`script_additions`), while the run's probe budget lasts.
+        """
+        shape = url_shape(url)
+        if shape in self.shapes:
+            return self._note(url, LEARNT_SHAPE)
+        if shape in self.probed or self.budget <= 0:
+            return ""
+        reason, key = script_additions(html)
+        if not reason or (key and key in self.probed):
+            return ""
+        self.probed.update({shape, key} - {""})
+        self.budget -= 1
+        return self._note(url, reason)
+
+    def _note(self, url: str, reason: str) -> str:
+        self.reasons[url] = reason
+        return reason
+
+    def compare(self, url: str, served: bytes, rendered: bytes) -> set[str]:
+        """Learn from a probed page's DOM after load; return the links its scripts added.
+
+        Links that pages rendered earlier in the run already added (a menu on every page)
+        teach nothing: a shape is learnt when its page adds links of its own, and a shape
+        whose next page adds none of its own is no longer rendered in this run.
+        """
+        shape = url_shape(url)
+        added = link_targets(rendered, url) - link_targets(served, url)
+        own = added - self.added
+        self.added |= added
+        reason = self.reasons.pop(url, "")
+        if own:
+            if shape not in self.shapes:
+                example = ", ".join(sorted(own)[:ADDED_KEPT])
+                self.learnt[shape] = f"{reason}: {url} added {len(own)} links ({example})"
+            self.shapes.add(shape)
+        elif shape in self.shapes:
+            self.shapes.discard(shape)
+            self.learnt.pop(shape, None)
+        return own
 
     def decide(self, html: str | bytes) -> str:
         """Return why this page should be rendered now, "" when it need not be."""

@@ -53,7 +53,7 @@ from crawler.conf import crawler_settings
 from crawler.extract.page import Ahead, analyse_ahead
 from crawler.fetch.result import FetchResult
 from crawler.models import CrawlRun, Page, PageVersion, Site
-from crawler.run import step
+from crawler.run import lessons, step
 from crawler.run.claims import beat, finish_run, start_run
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
@@ -216,11 +216,12 @@ class RunLoop:
         # The pages stored go to the batch handlers a heartbeat's worth at a time.
         with hooks.gathering(), step.commits_relaxed(), _prompt_threads(), LoopThread() as loop:
             fetcher = backend or loop.call(open_backend(self.site))
+            fetcher.renders.shapes |= self.frontier.lessons.rendered
             try:
                 return self._crawl(loop, fetcher, budget)
             finally:
                 self.strategy.close()
-                self._record_learned()
+                self._record_learned(fetcher.renders.learnt)
                 self._beat(force=True)
                 if backend is None:
                     loop.call(fetcher.aclose())
@@ -398,14 +399,17 @@ class RunLoop:
         if batch is None:  # else after the batch's commit (its versions handed on then)
             self._beat()
 
-    def _record_learned(self) -> None:
-        """Keep what the run learnt (terms, trap and copy shapes, aliases) on its record."""
+    def _record_learned(self, rendered: dict[str, str]) -> None:
+        """Keep what the run learnt (terms, trap and copy shapes, aliases, parameters to drop,
+        shapes to render) on its record, and as the site's lessons for later runs."""
         searches = self.strategy.search_fetches() - self.run.search_fetches
         if searches > 0:
             self.pending["search_fetches"] += searches
+        judged = self.frontier.shapes.judged()
         learned = {
             **self.strategy.learned(),
-            **self.frontier.shapes.judged(),
+            **judged,
+            **lessons.keep(self.run, self.frontier.lessons, judged, rendered),
             "host_aliases": dict(sorted(self.frontier.aliases.items())),
             "explored": self.explored,
         }

@@ -5,24 +5,22 @@ run calls `search_site` once, in the crawl thread, with the run's fetch backend;
 a page pass (`crawler.hiddenweb.pageforms`), calls it again for each page the crawl fetches
 that holds a search-like form not searched yet in the run (a listing, table or section page):
 
-1. The users' keywords (the site's topic's queries) become the LVS row "search"; without
-   any the pass ends before its first request. The stored row is for admins to read: the
-   run matches forms against its own topic's keywords, so runs of other sites with other
-   lists never swap them.
+1. The users' keywords (the site's topic's queries) become the LVS row "search" (for
+   admins to read; a run matches forms against its own topic's keywords); without any the
+   pass ends before its first request.
 2. Each seed page's forms are analysed (He et al.: the main search form is on the home
    page for 99 of 100 sites), and so are the forms of the pages linked as searches
-   ("Archive", "Advanced search", /search/advanced), up to SEARCH_PAGES of them: an
-   archive and its advanced search have pages of their own; then the forms of every page the
-   crawl fetches that holds a search-like form (a text box, not refused), each form signature
-   once per run. Forms that change state are refused and recorded; the rest
-   get visual labels from Chromium when the DOM leaves an element unlabelled, teach their
-   finite domains to the LVS table, and are matched against it.
+   ("Archive", "Advanced search", /search/advanced), up to SEARCH_PAGES of them; then the
+   forms of every page the crawl fetches that holds a search-like form (a text box, not
+   refused), each form signature once per run. Forms that change state are refused and
+   recorded; the rest get visual labels from Chromium when the DOM leaves an element
+   unlabelled, teach their finite domains to the LVS table, and are matched against it.
 3. Each submittable form is probed, then searched with the users' keywords as written,
    at most Smax submissions, assignments never tried first, then the least recently tried
    (`crawler.hiddenweb.session`); every search is recorded for admins (`RunSearch`).
-4. Result links enter the frontier one level below the form's page and are fetched and
-   analysed like any page, through the run loop's own handler when one is given.
-5. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS from
+4. Result links enter the frontier one level below the form's page, fetched like any page.
+5. A form searched before is searched by its change rate (`crawler.hiddenweb.schedule`).
+6. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS from
    the run's first pass): what it found and did not fetch waits in the frontier.
 """
 
@@ -46,6 +44,7 @@ from crawler.hiddenweb.assignments import Plan, best_assignments, plan_form, tem
 from crawler.hiddenweb.lvs import with_keywords
 from crawler.hiddenweb.requester import Call, Requester
 from crawler.hiddenweb.responses import boilerplate
+from crawler.hiddenweb.schedule import NOT_DUE, search_due, sentinel_of, unknown_results
 from crawler.hiddenweb.secondlevel import PageLink, page_links
 from crawler.hiddenweb.session import FormContext, FormOutcome, FormSearch
 from crawler.hiddenweb.store import (
@@ -359,6 +358,11 @@ class _FormWork:
         limit = self.settings.smax * CANDIDATES_PER_SUBMISSION
         candidates = best_assignments(plan, self.settings.ranking, limit)
         chosen = order_by_staleness(record, candidates)[: self.settings.smax]
+        revisit = record.last_submitted_at is not None and bool(chosen)
+        if revisit and not search_due(record, self.site, self.now):
+            outcome = FormOutcome(form.action, form.method, record.status, NOT_DUE, record.id)
+            self.report.forms.append(outcome)
+            return
         search = FormSearch(
             self.requester,
             self.settings,
@@ -371,7 +375,10 @@ class _FormWork:
         )
         if chosen:
             search.probe()
-        outcome = search.submit_all(chosen)
+        outcome = search.sentinel(sentinel_of(record, chosen)) if revisit else None
+        found = {self.frontier.canonical(url) for url in outcome.results} if outcome else set()
+        if outcome is None or unknown_results(self.site, found):  # new, or the site published
+            outcome = search.submit_all(chosen)
         self.report.forms.append(outcome)
         for url in outcome.results:
             canonical = self.frontier.canonical(url)

@@ -15,11 +15,14 @@ can reopen it (`reopened_at`): a reopened lesson is ignored by later runs.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from contextlib import suppress
 
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+
+from crawler.canonical import BadURL, canonicalize
 
 
 class SiteLessonQuerySet(models.QuerySet["SiteLesson"]):
@@ -101,3 +104,17 @@ class SiteLesson(models.Model):
 
     def __str__(self) -> str:
         return f"{self.get_kind_display()}: {self.key}"
+
+
+def link_for_people(url: str, site_id: int | None = None) -> str:
+    """Return the address of a page as a person receives it: without tracking and session
+    parameters (`crawler.canonical.canonicalize`) nor the parameters the site's pages showed
+    to change nothing. The one spelling every clip, mail, feed and API answer carries: the
+    clip keeps it (`Clip.url`). A URL that cannot be canonicalised is returned as it is.
+    """
+    irrelevant = (
+        SiteLesson.objects.keys(site_id, SiteLesson.Kind.PARAMETER) if site_id else frozenset()
+    )
+    with suppress(BadURL):
+        return canonicalize(url, irrelevant)
+    return url

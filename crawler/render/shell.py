@@ -28,7 +28,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from urllib.parse import urljoin
+from html import unescape
+from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 from lxml import etree
@@ -97,21 +98,29 @@ def render_reason(html: str | bytes, *, min_text: int = DEFAULT_MIN_TEXT) -> tup
         return SHELL, ""
     if state >= STATE_MIN_BYTES and len(text) < STATE_MAX_TEXT:
         return INLINE_STATE, ""
-    for control in doc.xpath("//button | //*[@role='button'] | //a[not(@href) or @href='#']"):
-        if _MORE.match(" ".join(control.text_content().split())):
-            return LOAD_MORE, ""
-    for node in doc.xpath("//*[" + " or ".join(f"@{a}" for a in _SOURCE_ATTRIBUTES) + "]"):
-        if node.tag not in {"script", "img", "iframe", "source", "video", "audio"} and _empty(node):
-            return SCRIPT_LIST, ""
-    outside = "//body//*[not(ancestor-or-self::header or ancestor-or-self::nav or ancestor-or-self::footer)]"
-    for node in doc.xpath(outside):
-        if node.tag in _LIST_TAGS and _empty(node) and _LIST_WORDS.search(_names(node)):
-            return SCRIPT_LIST, ""
+    listed = _page_lists(doc)
+    if listed:
+        return listed, ""
     menus = [node for node in doc.xpath("//nav//* | //header//*") if _empty_menu(node)]
     if menus:
         names = sorted(f"{n.tag}#{n.get('id') or ''}.{n.get('class') or ''}" for n in menus)
         return SCRIPT_MENU, "|".join(names + sources)
     return "", ""
+
+
+def _page_lists(doc: lxml.html.HtmlElement) -> str:
+    """Return LOAD_MORE or SCRIPT_LIST when the page shows a list its scripts grow or fill."""
+    for control in doc.xpath("//button | //*[@role='button'] | //a[not(@href) or @href='#']"):
+        if _MORE.match(" ".join(control.text_content().split())):
+            return LOAD_MORE
+    for node in doc.xpath("//*[" + " or ".join(f"@{a}" for a in _SOURCE_ATTRIBUTES) + "]"):
+        if node.tag not in {"script", "img", "iframe", "source", "video", "audio"} and _empty(node):
+            return SCRIPT_LIST
+    outside = "//body//*[not(ancestor-or-self::header or ancestor-or-self::nav or ancestor-or-self::footer)]"
+    for node in doc.xpath(outside):
+        if node.tag in _LIST_TAGS and _empty(node) and _LIST_WORDS.search(_names(node)):
+            return SCRIPT_LIST
+    return ""
 
 
 def script_additions(html: str | bytes) -> tuple[str, str]:
@@ -128,17 +137,17 @@ def script_additions(html: str | bytes) -> tuple[str, str]:
     if doc is None or not _has_scripts(doc):
         return "", ""
     inline = [s.text or "" for s in doc.xpath("//script[not(@src)]") if not _is_state(s)]
-    reason, _ = render_reason(html)
-    if reason in {LOAD_MORE, SCRIPT_LIST}:
-        return reason, ""
+    listed = _page_lists(doc)
+    if listed:
+        return listed, ""
     code = " ".join(inline)
     if _LOADS.search(code):
         return SCRIPT_JSON, ""
     if _INSERTS.search(code) and _PLACES.search(code):
         key = hashlib.blake2b(code.encode("utf-8", "replace"), digest_size=8).hexdigest()
         return SCRIPT_NAVIGATION, key
-    if reason == SCRIPT_MENU:
-        return reason, "menu"
+    if any(_empty_menu(node) for node in doc.xpath("//nav//* | //header//*")):
+        return SCRIPT_MENU, "menu"
     return "", ""
 
 
@@ -147,6 +156,7 @@ def link_targets(html: bytes, base: str) -> set[str]:
     found = set()
     for match in _HREF.finditer(html):
         raw = (match.group(1) or match.group(2) or match.group(3) or b"").decode("utf-8", "replace")
+        raw = unescape(raw).strip()
         if raw and not raw.startswith(("#", "javascript:", "mailto:")):
             found.add(urljoin(base, raw.strip()).split("#", 1)[0])
     return found
@@ -175,7 +185,8 @@ class RenderMemory:
         """
         shape = url_shape(url)
         if shape in self.shapes:
-            return self._note(url, LEARNT_SHAPE)
+            self.probed.update({shape, script_additions(html)[1]} - {""})
+            return self.note(url, LEARNT_SHAPE)
         if shape in self.probed or self.budget <= 0:
             return ""
         reason, key = script_additions(html)
@@ -183,9 +194,16 @@ class RenderMemory:
             return ""
         self.probed.update({shape, key} - {""})
         self.budget -= 1
-        return self._note(url, reason)
+        return self.note(url, reason)
 
-    def _note(self, url: str, reason: str) -> str:
+    def repeated_script(self, html: str | bytes) -> bool:
+        """Tell whether what a page's scripts may add is a script of the site's every page
+        that this run rendered already (a short page with the menu script is no shell)."""
+        reason, key = script_additions(html)
+        return reason == SCRIPT_NAVIGATION and key in self.probed
+
+    def note(self, url: str, reason: str) -> str:
+        """Remember why a page is rendered, to compare its DOM with its HTML (`compare`)."""
         self.reasons[url] = reason
         return reason
 
@@ -198,6 +216,7 @@ class RenderMemory:
         """
         shape = url_shape(url)
         added = link_targets(rendered, url) - link_targets(served, url)
+        added = {link for link in added if urlsplit(link).netloc == urlsplit(url).netloc}
         own = added - self.added
         self.added |= added
         reason = self.reasons.pop(url, "")

@@ -64,8 +64,12 @@ class FetchBackend:
         """
         if needs_browser:
             return self.renders.decide(fetched.body)
-        if inline and looks_like_script_shell(fetched.body):
-            return "script shell"
+        if (
+            inline
+            and looks_like_script_shell(fetched.body)
+            and not self.renders.repeated_script(fetched.body)
+        ):
+            return self.renders.note(fetched.final_url or fetched.url, "script shell")
         if probe:
             return self.renders.probe(fetched.final_url or fetched.url, fetched.body)
         return ""

@@ -75,6 +75,13 @@ class Lessons:
         return bool(learnt)
 
 
+def declares_itself(url: str, declared: str) -> bool:
+    """Tell whether a page at `url` names itself in rel=canonical without some parameters
+    (none of them one that names a page, an item or a search): the page is `declared`."""
+    names = urltools.irrelevant_parameters(url, declared)
+    return bool(names) and not names & KEPT_PARAMETERS
+
+
 def keep(
     run: CrawlRun, lessons: Lessons, judged: dict[str, object], rendered: dict[str, str]
 ) -> dict[str, object]:

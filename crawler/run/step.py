@@ -28,6 +28,7 @@ from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.models.hiddenweb import RunRender
 from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
+from crawler.run.lessons import declares_itself
 from crawler.store import held
 from crawler.store import pages as storage
 from crawler.store.held import HeldBatch
@@ -402,19 +403,21 @@ def _under_clean_url(
     """Return the page an answer belongs to once the site's irrelevant parameters are
     dropped, and whether this run had fetched that page already (a duplicate fetch).
 
-    A page whose rel=canonical names its own URL without some parameters teaches the
-    frontier to drop them (`Frontier.learn_parameters`); an answer for a URL spelt with a
-    parameter learnt so is stored under its clean spelling, as a redirect would be.
+    A page whose rel=canonical names its own URL without some parameters is stored under
+    that URL, as a redirect would be, and teaches the frontier to drop them
+    (`Frontier.learn_parameters`); so is an answer for a URL spelt with a parameter learnt so.
     """
+    clean = frontier.canonical(page.url)
     if result.succeeded and result.body_kind == "html":
         raw = declared_canonical(result.body, result.final_url or result.url)
         try:
             declared = frontier.canonical(raw) if raw else None
         except BadURL:
             declared = None
-        if declared is not None:
-            frontier.learn_parameters(page.url, declared)
-    clean = frontier.canonical(page.url)
+        if declared is not None and frontier.learn_parameters(page.url, declared):
+            clean = frontier.canonical(page.url)
+        if declared is not None and declared != clean and declares_itself(page.url, declared):
+            clean = declared
     if clean == page.url:
         return page, False
     repeated = clean in frontier.taken

@@ -45,6 +45,7 @@ sys.path.insert(0, str(ROOT_DIR))
 from bench.benchdb import setup_django, throwaway_database  # noqa: E402
 
 BENCH_DB = "webclip_bench_crawl_economy"
+VERBOSE = "--verbose" in sys.argv  # print every search request as it is answered
 ARTICLE_PREFIXES = ("/article/", "/archive/story/", "/reports/", "/live/story/")
 SEARCH_PATHS = ("/search", "/archive/search", "/archive/advanced/results")
 TRACKING = {"ref", "utm_source", "utm_medium", "utm_campaign"}
@@ -67,6 +68,7 @@ class Tally:
         self.leg = "setup"
         self.requests: Counter[str] = Counter()
         self.searches: Counter[str] = Counter()
+        self.asked: dict[str, Counter[str]] = {}  # per leg, search requests by path
         self.calendar: Counter[str] = Counter()
         self.duplicates: Counter[str] = Counter()
         self.downloaded: dict[str, set[str]] = {}
@@ -77,6 +79,9 @@ class Tally:
             self.requests[self.leg] += 1
             if path in SEARCH_PATHS:
                 self.searches[self.leg] += 1
+                self.asked.setdefault(self.leg, Counter())[f"{method} {path}"] += 1
+                if VERBOSE:
+                    print(f"  [{self.leg}] {method} {raw_path}", flush=True)
             if path.startswith("/events/"):
                 self.calendar[self.leg] += 1
             if status == 200 and method == "GET" and path.startswith(ARTICLE_PREFIXES):
@@ -237,6 +242,8 @@ def main() -> int:
                 f"{leg:10} {tally.requests[leg]:8d} {tally.searches[leg]:7d} "
                 f"{tally.calendar[leg]:8d} {tally.duplicates[leg]:7d}  {extra}"
             )
+        for leg in legs:
+            print(f"  {leg}: search requests {dict(tally.asked.get(leg, {}))}")
         print(f"\nLessons kept for the site: {sorted(lessons)}")
         print(f"Pages rendered (url, reason): {renders}")
         per_article = total / len(found) if found else float("inf")

@@ -12,6 +12,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 
+from crawler.admin.lessons import run_economy
 from crawler.admin.xcrawl import SampleDocumentInline, SiteSearchInline
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
 from crawler.tasks import enqueue_crawl
@@ -313,6 +314,7 @@ class CrawlRunAdmin(admin.ModelAdmin):
             "fetches_spent",
             "learned_terms",
             "judged_shapes",
+            "economy",
             "stored_versions",
         ]
 
@@ -355,6 +357,10 @@ class CrawlRunAdmin(admin.ModelAdmin):
             ("Canonicals on other websites (kept, no copies)", _elsewhere(learned)),
         ]
         return format_html_join("", "<div><b>{}</b>: {}</div>", rows)
+
+    @admin.display(description="Parameters learnt, shapes closed, pages rendered")
+    def economy(self, run: CrawlRun) -> str:
+        return run_economy(run)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

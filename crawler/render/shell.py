@@ -18,9 +18,10 @@ On a site not marked as needing a browser, a page is rendered by what its script
 (`script_additions`: an inline script that inserts elements into a menu, a list or the
 navigation, a script loading JSON, a "Load more" control), to compare the links of the DOM
 after load with those of the served HTML. Within `PROBE_BUDGET` pages a run, one page of
-each URL shape is probed; a shape whose pages' scripts added links no page rendered before
-had added is learnt as needing the browser (`RenderMemory.compare`), and the run keeps it
-for later runs of the site (`crawler.models.SiteLesson`).
+each URL shape is probed, and one page of each script the site repeats on every page (its
+menu); a shape whose page's own scripts added links no page rendered before had added is
+learnt as needing the browser (`RenderMemory.compare`), and the run keeps it for later runs
+of the site (`crawler.models.SiteLesson`).
 """
 
 from __future__ import annotations
@@ -212,7 +213,8 @@ class RenderMemory:
 
         Links that pages rendered earlier in the run already added (a menu on every page)
         teach nothing: a shape is learnt when its page adds links of its own, and a shape
-        whose next page adds none of its own is no longer rendered in this run.
+        whose next page adds none of its own is no longer rendered in this run. A script of
+        every page (a menu) teaches no shape: each run renders one page of it (`probe`).
         """
         shape = url_shape(url)
         added = link_targets(rendered, url) - link_targets(served, url)
@@ -220,6 +222,8 @@ class RenderMemory:
         own = added - self.added
         self.added |= added
         reason = self.reasons.pop(url, "")
+        if reason in {SCRIPT_NAVIGATION, SCRIPT_MENU}:
+            return own
         if own:
             if shape not in self.shapes:
                 example = ", ".join(sorted(own)[:ADDED_KEPT])

@@ -37,7 +37,8 @@ from crawler import canonical as urltools
 from crawler.models import Page, Site
 from crawler.models.pages import PageQuerySet
 from crawler.run.lessons import Lessons
-from crawler.run.newpages import ROLE_ORDER, NewQueue, Row
+from crawler.run.newpages import ROLE_ORDER, NewQueue, Row, windows
+from crawler.sitesearch.template import looks_like_search
 from crawler.store import held
 
 
@@ -409,16 +410,7 @@ class Frontier:
 
     def _windows(self, pages: QuerySet[Page], limit: int) -> Iterator[Row]:
         """Yield the rows of a query, read a window at a time as they are needed."""
-        offset = 0
-        window = max(limit * 2, 64)
-        while True:
-            rows = list(
-                pages.values_list("id", "url", "depth", "last_fetched_at")[offset : offset + window]
-            )
-            if not rows:
-                return
-            offset += window
-            yield from rows
+        return windows(pages.values_list("id", "url", "depth", "last_fetched_at"), limit)
 
     def _new_rows(self) -> Iterator[Row]:
         """Yield the never-fetched pages in breadth-first order, from the queue, refilled from
@@ -445,6 +437,9 @@ class Frontier:
         renamed: dict[str, int] = {}  # clean spelling -> depth, for URLs with a learnt parameter
         for page_id, url, depth, fetched_at in rows:
             if url in self.taken or url in picked:
+                continue
+            if fetched_at is not None and looks_like_search(url):
+                refused.append(page_id)  # asked again by its search's schedule, not revisited
                 continue
             if self.lessons.irrelevant and (clean := self._respelt(url)) != url:
                 self.take([url])  # its clean spelling is fetched instead, never this one

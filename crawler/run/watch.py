@@ -38,6 +38,7 @@ from crawler.run import step
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
 from crawler.run.loop import LoopThread
+from crawler.sitesearch.template import looks_like_search
 
 logger = logging.getLogger(__name__)
 
@@ -109,11 +110,14 @@ def _robots_cache(backend: FetchBackend) -> RobotsCache:
 
 def _open_hubs(frontier: Frontier, pages: Iterable[Page]) -> list[Page]:
     """Return the hubs a watch may ask: none of a shape closed as a trap or a copy, none
-    spelt with a parameter learnt to change nothing."""
+    spelt with a parameter learnt to change nothing, no search result page (asked again by
+    its search's own schedule)."""
     return [
         page
         for page in pages
-        if frontier.refusal(page.url) is None and frontier.canonical(page.url) == page.url
+        if frontier.refusal(page.url) is None
+        and frontier.canonical(page.url) == page.url
+        and not looks_like_search(page.url)
     ]
 
 

@@ -5,9 +5,8 @@ run calls `search_site` once, in the crawl thread, with the run's fetch backend;
 a page pass (`crawler.hiddenweb.pageforms`), calls it again for each page the crawl fetches
 that holds a search-like form not searched yet in the run (a listing, table or section page):
 
-1. The users' keywords (the site's topic's queries) become the LVS row "search" (for
-   admins to read; a run matches forms against its own topic's keywords); without any the
-   pass ends before its first request.
+1. The users' keywords (the topic's queries) become the LVS row "search" (for admins; a
+   run matches forms against its own topic's keywords); without any, nothing is sent.
 2. Each seed page's forms are analysed (He et al.: the main search form is on the home
    page for 99 of 100 sites), and so are the forms of the pages linked as searches
    ("Archive", "Advanced search", /search/advanced), up to SEARCH_PAGES of them; then the
@@ -15,11 +14,12 @@ that holds a search-like form not searched yet in the run (a listing, table or s
    refused), each form signature once per run. Forms that change state are refused and
    recorded; the rest get visual labels from Chromium when the DOM leaves an element
    unlabelled, teach their finite domains to the LVS table, and are matched against it.
-3. Each submittable form is probed, then searched with the users' keywords as written,
-   at most Smax submissions, assignments never tried first, then the least recently tried
-   (`crawler.hiddenweb.session`); every search is recorded for admins (`RunSearch`).
+3. Each submittable form is probed, then searched with the users' keywords as written, at
+   most Smax submissions, the least recently tried first (`crawler.hiddenweb.session`);
+   every search is recorded for admins (`RunSearch`).
 4. Result links enter the frontier one level below the form's page, fetched like any page.
-5. A form searched before is searched by its change rate (`crawler.hiddenweb.schedule`).
+5. A form searched before is searched by its change rate (`crawler.hiddenweb.schedule`);
+   when none is searched in full, the run asks no search result page (`searches_quiet`).
 6. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS from
    the run's first pass): what it found and did not fetch waits in the frontier.
 """
@@ -143,11 +143,10 @@ def search_site(
 ) -> HiddenWebReport:
     """Search the site's forms with every user's keywords; fetch and store what they find.
 
-    `call` runs a coroutine on the run's fetching loop; `handle(page, fetched)` stores a
-    result page (default `crawler.run.step.process`); `budget()` says how many more pages
-    the run may fetch; past `deadline` (a `clock()` value; default: DEEPWEB_TIME_SHARE of
-    CRAWLER_RUN_SECONDS from the `memory`'s first call) no request is sent. `pages` (URL ->
-    HTML the crawl fetched) are read instead of the seeds; `memory` carries a run's work.
+    `call` runs a coroutine on the run's fetching loop; `handle(page, fetched)` stores a result
+    page (default `crawler.run.step.process`); `budget()`: pages the run may still fetch; past
+    `deadline` (a `clock()` value; default: DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS from the
+    `memory`'s first call) nothing is sent. `pages` (URL -> HTML) are read for the seeds.
     """
     settings = settings or deepweb_settings()
     if not settings.enabled:
@@ -174,6 +173,7 @@ def search_site(
     )
     try:
         report = runner.search(pages)
+        frontier.searches_quiet |= runner.revisited and not runner.searched_anew
         fetched = Page.objects.filter(site=site, last_fetched_at__isnull=False)
         known = set(fetched.filter(url__in=list(runner.results)).values_list("url", flat=True))
         record_searches(site, run, report.forms, known=known, canonical=frontier.canonical)
@@ -220,10 +220,7 @@ def search_pass(context: RunContext) -> HiddenWebReport:
 
 
 def search_now(site: Site, **options: object) -> HiddenWebReport:
-    """Run the hidden-web pass on its own, outside a crawl run (commands, benches, tests).
-
-    The fetching loop runs in this thread between database calls, which never overlap it.
-    """
+    """Run the hidden-web pass alone (commands, benches, tests), its loop in this thread."""
     loop = asyncio.new_event_loop()
     try:
         backend = loop.run_until_complete(open_backend(site))
@@ -270,6 +267,7 @@ class _FormWork:
         self.report = HiddenWebReport()
         self.done = memory.done  # fingerprints searched this run (a header form repeats)
         self.results: dict[str, int] = {}  # canonical result URL -> depth
+        self.revisited = self.searched_anew = False  # a form searched before; one in full
         # The site's search endpoints: their pages are searches, never results.
         self.endpoints: set[str] = set(
             SiteSearch.objects.filter(site=site)
@@ -359,6 +357,7 @@ class _FormWork:
         candidates = best_assignments(plan, self.settings.ranking, limit)
         chosen = order_by_staleness(record, candidates)[: self.settings.smax]
         revisit = record.last_submitted_at is not None and bool(chosen)
+        self.revisited |= revisit
         if revisit and not search_due(record, self.site, self.now):
             outcome = FormOutcome(form.action, form.method, record.status, NOT_DUE, record.id)
             self.report.forms.append(outcome)
@@ -378,6 +377,7 @@ class _FormWork:
         outcome = search.sentinel(sentinel_of(record, chosen)) if revisit else None
         found = {self.frontier.canonical(url) for url in outcome.results} if outcome else set()
         if outcome is None or unknown_results(self.site, found):  # new, or the site published
+            self.searched_anew = True
             outcome = search.submit_all(chosen)
         self.report.forms.append(outcome)
         for url in outcome.results:

@@ -36,7 +36,7 @@ from django.utils import timezone
 from crawler import canonical as urltools
 from crawler.models import Page, Site
 from crawler.models.pages import PageQuerySet
-from crawler.run.lessons import Lessons
+from crawler.run.lessons import Lessons, searched_before
 from crawler.run.newpages import ROLE_ORDER, NewQueue, Row, windows
 from crawler.sitesearch.template import looks_like_search
 from crawler.store import held
@@ -66,9 +66,9 @@ class Frontier:
         # Production origins of the site -> the origin it is served under (learnt from the
         # seed's rel=canonical or the sitemap), so their URLs are crawled here.
         self.aliases: dict[str, str] = {}
-        # What the site's pages taught earlier runs and this one (`crawler.run.lessons`).
-        self.lessons = Lessons.of(site.pk)
+        self.lessons = Lessons.of(site.pk)  # what the site's pages taught (`crawler.run.lessons`)
         self.shapes = self.lessons.shape_watch()
+        self.searches_quiet = False  # set when the site's searches found nothing new to ask
         self._canonical: dict[str, str] = {}  # url as found -> canonical (see `canonical`)
         self._judged: dict[str, tuple[str | None, str | None]] = {}  # see `refusal`
         # The first never-fetched pages in breadth-first order, read a window at a time
@@ -124,6 +124,8 @@ class Frontier:
             return scope
         if depth > self.site.max_depth:
             return "depth"
+        if self.searches_quiet and looks_like_search(url):
+            return "search not due"
         return trap or self.shapes.refusal(url)
 
     def in_scope(self, url: str) -> bool:
@@ -307,7 +309,8 @@ class Frontier:
             self._absent.update(u for u in chunk if u not in self._known)
 
     def seed(self, now: datetime | None = None) -> dict[str, int]:
-        """Store the site's seeds (root URL and extra seeds) and its /sitemap.xml."""
+        """Store the seeds and /sitemap.xml; take the searches asked before (`searched_before`)."""
+        self.take(searched_before(self.site.id, now or timezone.now()))
         seeds = [self.canonical(u) for u in self.site.seeds()]
         ids = self.add(seeds, depth=0, role=Page.Role.SEED, now=now)
         root = urlsplit(seeds[0])
@@ -441,7 +444,7 @@ class Frontier:
             if fetched_at is not None and looks_like_search(url):
                 refused.append(page_id)  # asked again by its search's schedule, not revisited
                 continue
-            if self.lessons.irrelevant and (clean := self._respelt(url)) != url:
+            if (clean := self.respelt(url)) != url:
                 self.take([url])  # its clean spelling is fetched instead, never this one
                 refused.append(page_id)
                 if clean:
@@ -463,8 +466,10 @@ class Frontier:
             self.add([clean], depth=depth)
         return picked
 
-    def _respelt(self, url: str) -> str:
-        """Return the URL as the parameters learnt so far spell it ("" if it cannot be)."""
+    def respelt(self, url: str) -> str:
+        """Return a stored URL without the parameters learnt irrelevant ("" if it cannot be)."""
+        if not self.lessons.holds_irrelevant(url):
+            return url
         with suppress(urltools.BadURL):
             return self.canonical(url)
         return ""

@@ -7,16 +7,22 @@ learnt, kept for the next ones (`crawler.models.SiteLesson`).
   (`KEPT_PARAMETERS`) are never learnt.
 - Closed shapes: the URL shapes a run judged traps or copies (`crawler.run.shapes`).
 - Rendered shapes: the URL shapes whose scripts added links (`crawler.render.shell`).
+- Searches asked: result pages of the site's search fetched before are not asked again by a
+  run (`searched_before`); the search's own schedule asks it again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from datetime import datetime
+from urllib.parse import parse_qsl, urlsplit
+
+from django.db.models import Q
 
 from crawler import canonical as urltools
-from crawler.models import CrawlRun, SiteLesson
+from crawler.models import CrawlRun, Page, SiteLesson
 from crawler.run.shapes import ShapeWatch
+from crawler.sitesearch.template import looks_like_search
 
 PARAMETER_PROOF = 2  # pages of different paths that must show a parameter to be irrelevant
 # Parameters that name a page, an item or a search: never learnt as irrelevant.
@@ -56,6 +62,13 @@ class Lessons:
         """Return the canonical form of `url`, without the parameters learnt irrelevant."""
         return urltools.canonicalize(url, self.irrelevant)
 
+    def holds_irrelevant(self, url: str) -> bool:
+        """Tell whether a URL carries a parameter learnt to change nothing."""
+        query = urlsplit(url).query
+        return bool(query and self.irrelevant) and any(
+            name.lower() in self.irrelevant for name, _ in parse_qsl(query, keep_blank_values=True)
+        )
+
     def shape_watch(self) -> ShapeWatch:
         """Return a run's shape judgements, starting from the shapes closed before."""
         return ShapeWatch(closed_traps=self.closed_traps, closed_copies=self.closed_copies)
@@ -73,6 +86,17 @@ class Lessons:
                 self.learnt[name] = url
         self.irrelevant |= learnt
         return bool(learnt)
+
+
+def searched_before(site_id: int, now: datetime) -> list[str]:
+    """Return the site's search result pages fetched before and not due again: a search is
+    asked again by its own schedule (`crawler.hiddenweb.schedule`), never replayed by a run."""
+    pages = (
+        Page.objects.filter(site_id=site_id, last_fetched_at__isnull=False)
+        .filter(Q(next_visit_at__isnull=True) | Q(next_visit_at__gt=now))
+        .filter(Q(url__contains="?") | Q(url__icontains="search"))
+    )
+    return [url for url in pages.values_list("url", flat=True) if looks_like_search(url)]
 
 
 def declares_itself(url: str, declared: str) -> bool:

@@ -407,7 +407,7 @@ def _under_clean_url(
     that URL, as a redirect would be, and teaches the frontier to drop them
     (`Frontier.learn_parameters`); so is an answer for a URL spelt with a parameter learnt so.
     """
-    clean = frontier.canonical(page.url)
+    clean = frontier.respelt(page.url) or page.url
     if result.succeeded and result.body_kind == "html":
         raw = declared_canonical(result.body, result.final_url or result.url)
         try:
@@ -415,7 +415,7 @@ def _under_clean_url(
         except BadURL:
             declared = None
         if declared is not None and frontier.learn_parameters(page.url, declared):
-            clean = frontier.canonical(page.url)
+            clean = frontier.respelt(page.url) or page.url
         if declared is not None and declared != clean and declares_itself(page.url, declared):
             clean = declared
     if clean == page.url:

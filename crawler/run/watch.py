@@ -116,7 +116,7 @@ def _open_hubs(frontier: Frontier, pages: Iterable[Page]) -> list[Page]:
         page
         for page in pages
         if frontier.refusal(page.url) is None
-        and frontier.canonical(page.url) == page.url
+        and frontier.respelt(page.url) == page.url
         and not looks_like_search(page.url)
     ]
 

@@ -26,6 +26,7 @@ from crawler.extract.page import Ahead, discover, extract, is_discovery
 from crawler.fetch.result import ErrorKind, FetchError, FetchResult
 from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.models.hiddenweb import RunRender
+from crawler.render.host import BrowserError
 from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
 from crawler.run.lessons import declares_itself
@@ -75,7 +76,13 @@ async def fetch_page(
         fetched, needs_browser=needs_browser, inline=inline, probe=render_shells != "off"
     )
     if reason:
-        rendered = await backend.render(fetched.final_url, served=fetched)
+        try:
+            rendered = await backend.render(fetched.final_url, served=fetched)
+        except BrowserError as exc:
+            if needs_browser:
+                raise  # the site cannot be read without it: the run fails and says why
+            logger.warning("No browser for %s (%s); keeping the HTML as served.", url, exc)
+            return fetched
         rendered.render_notes["reason"] = reason
         if rendered.succeeded:
             backend.rendered(fetched, rendered)

@@ -40,11 +40,11 @@ from django.utils import timezone
 
 from crawler.conf import DeepWebSettings, crawler_settings, deepweb_settings
 from crawler.fetch.result import FetchResult
+from crawler.hiddenweb import schedule
 from crawler.hiddenweb.assignments import Plan, best_assignments, plan_form, template_for
 from crawler.hiddenweb.lvs import with_keywords
 from crawler.hiddenweb.requester import Call, Requester
 from crawler.hiddenweb.responses import boilerplate
-from crawler.hiddenweb.schedule import NOT_DUE, search_due, sentinel_of, unknown_results
 from crawler.hiddenweb.secondlevel import PageLink, page_links
 from crawler.hiddenweb.session import FormContext, FormOutcome, FormSearch
 from crawler.hiddenweb.store import (
@@ -356,11 +356,10 @@ class _FormWork:
         limit = self.settings.smax * CANDIDATES_PER_SUBMISSION
         candidates = best_assignments(plan, self.settings.ranking, limit)
         chosen = order_by_staleness(record, candidates)[: self.settings.smax]
-        revisit = record.last_submitted_at is not None and bool(chosen)
+        revisit = schedule.is_revisit(record, chosen)
         self.revisited |= revisit
-        if revisit and not search_due(record, self.site, self.now):
-            outcome = FormOutcome(form.action, form.method, record.status, NOT_DUE, record.id)
-            self.report.forms.append(outcome)
+        if revisit and not schedule.search_due(record, self.site, self.now):
+            self.report.forms.append(schedule.left_alone(form, record))
             return
         search = FormSearch(
             self.requester,
@@ -374,9 +373,8 @@ class _FormWork:
         )
         if chosen:
             search.probe()
-        outcome = search.sentinel(sentinel_of(record, chosen)) if revisit else None
-        found = {self.frontier.canonical(url) for url in outcome.results} if outcome else set()
-        if outcome is None or unknown_results(self.site, found):  # new, or the site published
+        outcome = search.sentinel(schedule.sentinel_of(record, chosen)) if revisit else None
+        if outcome is None or schedule.brought_news(self.site, outcome, self.frontier.canonical):
             self.searched_anew = True
             outcome = search.submit_all(chosen)
         self.report.forms.append(outcome)

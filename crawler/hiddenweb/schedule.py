@@ -1,25 +1,28 @@
 """When a site's search form is searched again: by its measured change rate.
 
 A search form is a hub like any other: what it lists changes only when the site publishes.
-After its first search, a form is due again once its interval has passed: the site's
+A form with a keyword never tried on it (a new list) is searched at once. Otherwise a form is
+due again once its interval has passed: the site's
 minimum revisit interval, doubled for each of its latest runs in a row whose searches found
 no article the crawl had not fetched (`RunSearch.new_articles`), up to the site's maximum
-revisit interval. A due form is asked one keyword first (`sentinel_of`: the one that last
-had results); only when that brings an article the crawl has not fetched are all the
-keywords searched again.
+revisit interval. A due form is asked one keyword first (`sentinel_of`: the fruitful one
+asked longest ago, so revisits take them in turn); only when that brings an article the
+crawl has not fetched are all the keywords searched again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.db.models import Sum
 
 from crawler.hiddenweb.assignments import Assignment
+from crawler.hiddenweb.outcome import FormOutcome
 from crawler.models import Page, Site
 from crawler.models.hiddenweb import FormQuery, RunSearch
 from crawler.models.sitesearch import SiteSearch
+from crawler.sitesearch.analysis import Form
 
 NOT_DUE = "not due"  # the outcome's reason for a form left alone in a run
 ROUNDS_READ = 8  # latest runs whose searches a form's interval is measured on
@@ -47,6 +50,16 @@ def search_interval(record: SiteSearch, site: Site) -> timedelta:
     return min(interval, max(site.max_page_revisit, site.min_page_revisit))
 
 
+def is_revisit(record: SiteSearch, chosen: list[Assignment]) -> bool:
+    """Tell whether searching the form with `chosen` repeats earlier searches: it was searched
+    before and every chosen assignment was tried (a new keyword is searched at once)."""
+    if record.last_submitted_at is None or not chosen:
+        return False
+    hashes = {FormQuery.hash_key(a.key()) for a in chosen}
+    tried = FormQuery.objects.filter(form=record, key_hash__in=list(hashes)).count()
+    return tried == len(hashes)
+
+
 def search_due(record: SiteSearch, site: Site, now: datetime) -> bool:
     """Tell whether a form searched before is due to be searched again."""
     last = record.last_submitted_at
@@ -54,7 +67,8 @@ def search_due(record: SiteSearch, site: Site, now: datetime) -> bool:
 
 
 def sentinel_of(record: SiteSearch, chosen: list[Assignment]) -> Assignment:
-    """Return the assignment to ask first on a revisit: the most recently fruitful one."""
+    """Return the assignment to ask first on a revisit: of those that had results when last
+    asked, the one asked longest ago (revisits take the users' fruitful keywords in turn)."""
     fruitful = dict(
         FormQuery.objects.filter(form=record, last_had_results=True).values_list(
             "key_hash", "last_submitted_at"
@@ -63,11 +77,16 @@ def sentinel_of(record: SiteSearch, chosen: list[Assignment]) -> Assignment:
     ranked = [a for a in chosen if FormQuery.hash_key(a.key()) in fruitful]
     if not ranked:
         return chosen[0]
-    return max(ranked, key=lambda a: fruitful[FormQuery.hash_key(a.key())])
+    return min(ranked, key=lambda a: fruitful[FormQuery.hash_key(a.key())])
 
 
-def unknown_results(site: Site, results: Iterable[str]) -> set[str]:
-    """Return the (canonical) result URLs the site's crawl has not fetched."""
-    urls = set(results)
+def brought_news(site: Site, outcome: FormOutcome, canonical: Callable[[str], str]) -> bool:
+    """Tell whether a search's results hold an article the site's crawl has not fetched."""
+    urls = {canonical(url) for url in outcome.results}
     fetched = Page.objects.filter(site=site, url__in=list(urls)).exclude(last_fetched_at=None)
-    return urls - set(fetched.values_list("url", flat=True))
+    return bool(urls - set(fetched.values_list("url", flat=True)))
+
+
+def left_alone(form: Form, record: SiteSearch) -> FormOutcome:
+    """Return the outcome of a form not due in this run (nothing sent)."""
+    return FormOutcome(form.action, form.method, record.status, NOT_DUE, record.id)

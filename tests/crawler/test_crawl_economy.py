@@ -7,6 +7,8 @@ from datetime import timedelta
 
 import lxml.html
 import pytest
+from django.apps import apps
+from django.db import models
 from django.db.models import F
 from django.urls import reverse
 from django.utils import timezone
@@ -27,7 +29,8 @@ from crawler.render.shell import (
 from crawler.run.lessons import Lessons
 from crawler.run.loop import crawl
 from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens
-from crawler.topic import Topic
+from crawler.topic import Topic, register_topic_provider
+from tests.crawler.hiddenweb_site import DeepWebSite, build_stories
 from tests.crawler.servers import Response, SiteServer
 from tests.crawler.sites import DynamicRoutes, article, make_site
 
@@ -221,6 +224,55 @@ def test_a_search_that_found_nothing_new_is_left_alone_longer_each_time(site):
     run = CrawlRun.objects.create(site=site, strategy="bfs", finished_at=now)
     RunSearch.objects.create(site=site, run=run, form=form, query="q", new_articles=1)
     assert quiet_rounds(form) == 0 and search_due(form, site, now)
+
+
+def all_moments_older(by: timedelta) -> None:
+    """Make every stored moment of the crawler older by `by`, as if that time had passed."""
+    for model in apps.get_app_config("crawler").get_models():
+        for field in model._meta.get_fields():
+            if isinstance(field, models.DateTimeField) and not field.auto_now:
+                model.objects.filter(**{f"{field.name}__isnull": False}).update(
+                    **{field.name: F(field.name) - by}
+                )
+
+
+def searches_asked(requests) -> list[str]:
+    """Return the searches among requests: queries and posts to the search pages."""
+    return [
+        r.path
+        for r in requests
+        if r.path.startswith("/search") and ("?" in r.path or r.method == "POST")
+    ]
+
+
+@pytest.mark.django_db
+def test_a_revisit_with_nothing_published_asks_each_search_one_keyword_then_none(settings):
+    settings.DEEPWEB_ENABLED = True
+    terms = ["election", "vaccine", "orchestra"]
+    register_topic_provider(
+        lambda s: Topic(terms=dict.fromkeys(terms, 1.0), queries=dict.fromkeys(terms, 1.0))
+    )
+    with DeepWebSite(build_stories(30)) as web:
+        site = Site.objects.create(
+            name="Archive", root_url=web.url("/"), allow_private_network=True, crawl_delay=0,
+            page_budget=300, min_page_revisit=timedelta(minutes=10),
+        )  # fmt: skip
+        first = crawl(site, render_shells="off")
+        searched = RunSearch.objects.filter(run=first).count()
+        assert searched >= len(terms)
+        all_moments_older(timedelta(minutes=15))
+        asked = len(web.requests)
+        second = crawl(site, render_shells="off")
+        rows = RunSearch.objects.filter(run=second)
+        forms = set(rows.values_list("form_id", flat=True))
+        assert forms and rows.count() == len(forms)  # one keyword per form
+        assert rows.filter(new_articles__gt=0).count() == 0
+        revisit = searches_asked(web.requests[asked:])
+        assert 0 < len(revisit) < searched
+        asked = len(web.requests)
+        third = crawl(site, render_shells="off")  # nothing new last time: not due yet
+        assert not RunSearch.objects.filter(run=third).exists()
+        assert not searches_asked(web.requests[asked:])
 
 
 def test_unrelated_keywords_never_share_a_query():

@@ -137,7 +137,9 @@ def relevant_paths(news) -> set[str]:
     """Return the paths of every article of the demo holding a user's keyword."""
     from demo import archive, live
 
-    paths = {a.url for a in news.articles() if holds_keyword(a.title + " " + " ".join(a.paragraphs))}
+    paths = {
+        a.url for a in news.articles() if holds_keyword(a.title + " " + " ".join(a.paragraphs))
+    }
     paths |= {s.url for s in archive.ARCHIVE if holds_keyword(s.text)}
     paths |= {s.url for s in live.STORIES if holds_keyword(s.title + " " + " ".join(s.paragraphs))}
     return paths
@@ -217,7 +219,9 @@ def main() -> int:
             server.shutdown()
         stored = set(
             urlsplit(u).path
-            for u in Page.objects.filter(site=site, versions__isnull=False).values_list("url", flat=True)
+            for u in Page.objects.filter(site=site, versions__isnull=False).values_list(
+                "url", flat=True
+            )
         )
         relevant = relevant_paths(news)
         found = relevant & stored

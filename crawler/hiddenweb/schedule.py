@@ -1,7 +1,7 @@
 """When a site's search form is searched again: by its measured change rate.
 
 A search form is a hub like any other: what it lists changes only when the site publishes.
-A form with a keyword never tried on it (a new list) is searched at once. Otherwise a form is
+A form with a keyword never asked on it (a new list's) is searched at once. Otherwise a form is
 due again once its interval has passed: the site's
 minimum revisit interval, doubled for each of its latest runs in a row whose searches found
 no article the crawl had not fetched (`RunSearch.new_articles`), up to the site's maximum
@@ -52,12 +52,17 @@ def search_interval(record: SiteSearch, site: Site) -> timedelta:
 
 def is_revisit(record: SiteSearch, chosen: list[Assignment]) -> bool:
     """Tell whether searching the form with `chosen` repeats earlier searches: it was searched
-    before and every chosen assignment was tried (a new keyword is searched at once)."""
+    before and every chosen keyword was asked before (a new list's keyword is searched at
+    once; values of other fields not tried yet wait for the next full search)."""
     if record.last_submitted_at is None or not chosen:
         return False
-    hashes = {FormQuery.hash_key(a.key()) for a in chosen}
-    tried = FormQuery.objects.filter(form=record, key_hash__in=list(hashes)).count()
-    return tried == len(hashes)
+    typed = FormQuery.objects.filter(form=record).values_list("keyword", flat=True)
+    asked = {_plain(text) for text in typed}  # a keyword may have been typed in quotes
+    return all(_plain(a.keyword) in asked for a in chosen if a.keyword)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.replace('"', " ").lower().split())[:500]
 
 
 def search_due(record: SiteSearch, site: Site, now: datetime) -> bool:

@@ -11,9 +11,10 @@ navigational filtering step the paper named as its next step.
    ThrHV a share of its link count, both clamped. A small page gets small areas, a large
    portal no hundred-character crumbs.
 4. Filtering: a hub area whose anchors are short (median under NAV_MAX_WORDS words: menus,
-   tag clouds, share bars, pagers) or that sits in navigation markup (nav, header, footer,
-   menu roles and names) with anchors under NAV_CONTEXT_MAX_WORDS words is navigational,
-   not a hub that leads to articles.
+   tag clouds, share bars, pagers) and whose LAR (links per character of anchor text, the
+   paper's link density beside HV) is above HUB_MAX_LAR, or that sits in navigation markup
+   (nav, header, footer, menu roles and names) with anchors under NAV_CONTEXT_MAX_WORDS
+   words, is navigational, not a hub that leads to articles.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ from analyzer.walk import Anchor, Node, Page
 
 NAV_MAX_WORDS = 4
 """Anchors shorter than this (median words) make a hub area navigational."""
+HUB_MAX_LAR = 1 / 12
+"""A LAR at most this (links average 12 characters of anchor or more) keeps a hub whose
+median anchor is short: headline links among category and tag links (a blog's post list).
+Chosen by cross-validation on the shared real blog (bench/seed_analyzer.py)."""
 NAV_CONTEXT_MAX_WORDS = 6
 """In navigation markup, anchors shorter than this make a hub area navigational."""
 _CHROME_TEXT_NAME = re.compile(
@@ -143,9 +148,11 @@ def filter_navigation(found: list[Found], anchors: list[Anchor]) -> None:
             continue
         words = [len(anchor.text.split()) for anchor in by_node.get(area.node.index, ())]
         median = statistics.median(words) if words else 0.0
-        if median < NAV_MAX_WORDS:
+        if median < NAV_MAX_WORDS and area.lar > HUB_MAX_LAR:
             area.kind = "navigation"
-            area.reason += f"; navigational: short anchors (median {median:g} words)"
+            area.reason += (
+                f"; navigational: short anchors (median {median:g} words, LAR {area.lar:.3f})"
+            )
         elif median < NAV_CONTEXT_MAX_WORDS and _in_markup(area.node, _NAV_NAME):
             area.kind = "navigation"
             area.reason += f"; navigational: in navigation markup, median {median:g} words"

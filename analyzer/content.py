@@ -3,7 +3,8 @@
 General rules only, no site lists:
 
 1. Teasers: a headline link (a linked heading, or a link block of three words or more)
-   followed by a short prose block, both alone in a small container (a card), is a teaser
+   followed by a short prose block (a sentence-long subtitle heading without links counts,
+   as blog themes mark summaries up), both alone in a small container (a card), is a teaser
    of another page. Its blocks are not the page's own text.
 2. Site chrome: blocks inside nav, header (outside an article), footer, aside, form,
    figure, dialog elements, chrome roles, or classes and ids that name chrome
@@ -110,7 +111,7 @@ def find_teasers(page: Page, same_page: Callable[[str], bool] | None = None) -> 
         between = 0
         summary = None
         for candidate in blocks[position + 1 : position + 4]:
-            if candidate.heading:
+            if candidate.heading and not _is_subtitle(candidate):
                 break
             if candidate.prose:
                 summary = candidate
@@ -149,6 +150,11 @@ def common_ancestor(first: Node, second: Node) -> Node:
         first = first.parent  # type: ignore[assignment]
         second = second.parent  # type: ignore[assignment]
     return first
+
+
+def _is_subtitle(block: Block) -> bool:
+    """Say whether a heading reads as a summary (a sentence-long subtitle without links)."""
+    return block.prose and not block.link_chars
 
 
 def _is_headline_link(block: Block) -> bool:

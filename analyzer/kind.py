@@ -21,6 +21,7 @@ articles score 0.54 or more; the demo and test front pages about 0.2.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 
 from analyzer.content import Content
 from analyzer.model import PageKind
@@ -33,23 +34,82 @@ AVG_HUB_LTR = 0.25
 TEXT_WEIGHT = 0.75
 
 
-def page_kind(page: Page, content: Content) -> tuple[PageKind, float, str]:
-    """Return ("information" | "hub", kind_score, reason) for a walked page."""
+PRIOR_PAGES = 20  # pages of each kind the dev-set averages count for in learnt averages
+
+
+@dataclass(frozen=True)
+class Averages:
+    """The averages a page is weighed against, and how many pages of each kind made them."""
+
+    info_text: float = AVG_INFO_TEXT
+    hub_text: float = AVG_HUB_TEXT
+    info_ltr: float = AVG_INFO_LTR
+    hub_ltr: float = AVG_HUB_LTR
+    info_pages: int = PRIOR_PAGES
+    hub_pages: int = PRIOR_PAGES
+
+    def learnt(self, prose: int, ltr: float, kind: PageKind) -> Averages:
+        """Return the averages with one more classified page in its kind's geometric means
+        (the paper's running averages; the dev-set values weigh as PRIOR_PAGES pages)."""
+        if kind == "information":
+            n = self.info_pages
+            return replace(
+                self,
+                info_text=_mean(self.info_text, prose, n),
+                info_ltr=_mean(self.info_ltr, ltr, n),
+                info_pages=n + 1,
+            )
+        n = self.hub_pages
+        return replace(
+            self,
+            hub_text=_mean(self.hub_text, prose, n),
+            hub_ltr=_mean(self.hub_ltr, ltr, n),
+            hub_pages=n + 1,
+        )
+
+
+DEV_AVERAGES = Averages()
+
+
+def page_measures(page: Page, content: Content) -> tuple[int, float] | None:
+    """Return the page's article prose (characters) and LTR, None for an empty page."""
     body = page.body
     if body is None:
-        return "hub", 0.0, "empty page"
+        return None
     prose = sum(block.chars for block in content.blocks if block.prose)
-    ltr = (body.text - body.link_text) / max(body.link_text, 1)
-    amount = _position(prose, AVG_HUB_TEXT, AVG_INFO_TEXT)
-    ratio = _position(ltr, AVG_HUB_LTR, AVG_INFO_LTR)
+    return prose, (body.text - body.link_text) / max(body.link_text, 1)
+
+
+def page_kind(
+    page: Page, content: Content, averages: Averages = DEV_AVERAGES
+) -> tuple[PageKind, float, str]:
+    """Return ("information" | "hub", kind_score, reason) for a walked page."""
+    measures = page_measures(page, content)
+    if measures is None:
+        return "hub", 0.0, "empty page"
+    return kind_of(*measures, averages)
+
+
+def kind_of(
+    prose: int, ltr: float, averages: Averages = DEV_AVERAGES
+) -> tuple[PageKind, float, str]:
+    """Return the kind, score and reason of a page with this prose and LTR."""
+    a = averages
+    amount = _position(prose, a.hub_text, a.info_text)
+    ratio = _position(ltr, a.hub_ltr, a.info_ltr)
     score = round(TEXT_WEIGHT * amount + (1 - TEXT_WEIGHT) * ratio, 4)
     kind: PageKind = "information" if score >= 0.5 else "hub"
     reason = (
-        f"article prose {prose} chars (hub avg {AVG_HUB_TEXT:g}, information avg "
-        f"{AVG_INFO_TEXT:g}) -> {amount:.2f}; LTR {ltr:.2f} (hub avg {AVG_HUB_LTR:g}, "
-        f"information avg {AVG_INFO_LTR:g}) -> {ratio:.2f}; score {score:.2f}"
+        f"article prose {prose} chars (hub avg {a.hub_text:g}, information avg "
+        f"{a.info_text:g}) -> {amount:.2f}; LTR {ltr:.2f} (hub avg {a.hub_ltr:g}, "
+        f"information avg {a.info_ltr:g}) -> {ratio:.2f}; score {score:.2f}"
     )
     return kind, score, reason
+
+
+def _mean(average: float, value: float, count: int) -> float:
+    """Return the geometric mean of `count` values averaging `average` and one more value."""
+    return math.exp((math.log(average) * count + math.log(max(value, 1.0))) / (count + 1))
 
 
 def _position(value: float, low: float, high: float) -> float:

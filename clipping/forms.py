@@ -1,7 +1,10 @@
 from django import forms
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from clipping.models import LANGUAGE_CHOICES, KeywordList
+from clipping import channels
+from clipping.conf import channel_settings
+from clipping.models import LANGUAGE_CHOICES, Channel, KeywordList
 from clipping.terms import TermSyntaxError, parse_terms
 
 _LANGUAGES = {code for code, _ in LANGUAGE_CHOICES}
@@ -89,3 +92,39 @@ class KeywordListForm(forms.ModelForm):
             line: own for line, own in choices.items() if line in lines
         }
         return super().save(commit=commit)
+
+
+class ChannelForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=100)
+    url = forms.CharField(label=_("Apprise URL"), max_length=2000)
+
+    def __init__(self, user: object, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.user = user
+        self.checked: channels.Checked | None = None
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"].strip()
+        if Channel.objects.owned_by(self.user).filter(name=name).exists():
+            raise forms.ValidationError(gettext("You have a channel of this name already."))
+        return name
+
+    def clean_url(self) -> str:
+        try:
+            self.checked = channels.check_url(self.cleaned_data["url"])
+        except channels.ChannelError as exc:
+            raise forms.ValidationError(str(exc)) from None
+        return self.checked.url
+
+    def clean(self) -> dict[str, object]:
+        limit = channel_settings().max_channels
+        if Channel.objects.owned_by(self.user).count() >= limit:
+            raise forms.ValidationError(
+                ngettext(
+                    "You have %(count)s channel, the most allowed.",
+                    "You have %(count)s channels, the most allowed.",
+                    limit,
+                )
+                % {"count": limit}
+            )
+        return self.cleaned_data

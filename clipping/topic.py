@@ -14,6 +14,7 @@ from django.core.cache import cache
 from django.db.models import Count, Max
 
 from analyzer.text import stems
+from clipping.matching.live import current_index
 from clipping.models import KeywordList
 from clipping.terms import Term, TermSyntaxError, host_within, normalize_host, parse_terms
 from crawler.topic import Topic
@@ -36,6 +37,19 @@ def topic_for_site(site: object) -> Topic:
         return topic
     terms, language, phrases, queries = cached
     return Topic(terms=terms, language=language, phrases=phrases, queries=queries)
+
+
+def keyword_hits(site: object, texts: list[str]) -> list[bool]:
+    """Tell, for each text, whether the keyword index matches a list in it on this site."""
+    hosts = site.host_list()  # type: ignore[attr-defined]
+    host = normalize_host(hosts[0]) if hosts else None
+    index = current_index()
+    # One match over them all first: most pages name nobody's keyword, and a text holds a
+    # keyword only if the texts together do (a list's exclusion found in another text is
+    # the exception: such a link is simply not put first).
+    if not texts or not index.match("\n".join(texts), host=host):
+        return [False] * len(texts)
+    return [bool(index.match(text, host=host)) for text in texts]
 
 
 def build_topic(hosts: list[str]) -> Topic:

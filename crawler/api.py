@@ -11,10 +11,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404
-from ninja import Field, Router, Schema, Status
+from ninja import Field, Query, Router, Schema, Status
 
+from base.api import PageIn, created, error, page_of, page_schema, responses
 from crawler.models import Site
 from crawler.usersites.follow import add_site, unfollow_site
 from crawler.usersites.quota import SiteRefused
@@ -37,8 +38,7 @@ class SiteIn(Schema):
     url: str = Field(description="A home page, a section or a feed of the site.", max_length=2083)
 
 
-class SiteError(Schema):
-    detail: str
+SitePage = page_schema(SiteOut, "SitePage")
 
 
 def _visible(request: HttpRequest) -> QuerySet[Site]:
@@ -62,11 +62,14 @@ def _following(user: Any) -> set[int]:
     return set(Site.objects.followed_by(user).values_list("id", flat=True))
 
 
-@router.get("/sites", response=list[SiteOut], tags=["sites"])
+@router.get("/sites", response=responses(SitePage), tags=["sites"])
 def sites_index(
-    request: HttpRequest, scope: Literal["all", "shared", "mine"] = "all"
-) -> list[dict[str, Any]]:
-    """List the shared sites and mine (`scope=shared` or `mine` for one kind)."""
+    request: HttpRequest,
+    response: HttpResponse,
+    page: Query[PageIn],
+    scope: Literal["all", "shared", "mine"] = "all",
+) -> dict[str, Any]:
+    """List the shared sites and mine (`scope=shared` or `mine` for one kind), by name."""
     user = request.auth  # type: ignore[attr-defined]
     sites = _visible(request)
     if scope == "shared":
@@ -74,32 +77,36 @@ def sites_index(
     elif scope == "mine":
         sites = sites.filter(subscribers=user)
     following = _following(user)
-    return [_site_out(site, user, following) for site in sites]
+    return page_of(request, response, sites, page, lambda site: _site_out(site, user, following))
 
 
-@router.get("/sites/{int:site_id}", response=SiteOut, tags=["sites"])
+@router.get("/sites/{int:site_id}", response=responses(SiteOut), tags=["sites"])
 def sites_read(request: HttpRequest, site_id: int) -> dict[str, Any]:
     """Read a shared site or one of mine."""
     user = request.auth  # type: ignore[attr-defined]
     return _site_out(get_object_or_404(_visible(request), pk=site_id), user, _following(user))
 
 
-@router.post("/sites", response={200: SiteOut, 201: SiteOut, 422: SiteError}, tags=["sites"])
-def sites_add(request: HttpRequest, payload: SiteIn) -> Status[dict[str, Any]]:
+@router.post("/sites", response=responses({200: SiteOut, 201: SiteOut}), tags=["sites"])
+def sites_add(
+    request: HttpRequest, response: HttpResponse, payload: SiteIn
+) -> Status[dict[str, Any]]:
     """Add a site (previewed and planned as on the Sites page) or follow the one already watched.
 
-    201: a new site (it may wait for an admin's approval); 200: I now follow a site already
-    watched. A new site is fetched first to preview it: the answer can take seconds.
+    201: a new site (it may wait for an admin's approval), named in `Location`; 200: I now
+    follow a site already watched. A new site is fetched first to preview it: the answer can take seconds.
     """
     user = request.auth  # type: ignore[attr-defined]
     try:
         added = add_site(user, payload.url)
     except SiteRefused as exc:
-        return Status(422, {"detail": str(exc)})
+        return Status(422, error(str(exc), {"url": [str(exc)]}))
+    if added.created:
+        created(request, response, f"/api/sites/{added.site.pk}")
     return Status(201 if added.created else 200, _site_out(added.site, user, _following(user)))
 
 
-@router.delete("/sites/{int:site_id}", response={204: None}, tags=["sites"])
+@router.delete("/sites/{int:site_id}", response=responses({204: None}), tags=["sites"])
 def sites_unfollow(request: HttpRequest, site_id: int) -> Status[None]:
     """Stop following a site; a private site nobody follows stops being crawled."""
     user = request.auth  # type: ignore[attr-defined]

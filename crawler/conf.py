@@ -228,6 +228,13 @@ class DeepWebSettings(Settings):
     probes: int = setting(
         "DEEPWEB_PROBES", 2, 'nonsense queries sent to learn a form\'s "no results" page', minimum=1
     )
+    entity_queries: int = setting(
+        "DEEPWEB_ENTITY_QUERIES",
+        5,
+        "most names searched per form and run from each source: recurring on the site's "
+        "articles beside a keyword (LVS values) and on its result pages (entity queries)",
+        minimum=0,
+    )
     second_level: int = setting(
         "DEEPWEB_SECOND_LEVEL", 100, "most second-level URLs fetched per form per run", minimum=0
     )

@@ -7,6 +7,10 @@ keywords, stemmed) and registers a provider in its AppConfig.ready:
     register_topic_provider(lambda site: Topic(terms={"elect": 2.0}, language="en"))
 
 Until a provider is registered, `get_topic(site)` returns an empty topic.
+
+Clipping also registers the keyword matcher, which tells which short texts (a teaser, a link's
+text) hold a keyword of someone who may read the site, as the keyword index matches them
+(forms and synonyms included). Without one, `keyword_matcher` matches the topic's stems.
 """
 
 from __future__ import annotations
@@ -58,6 +62,9 @@ EMPTY_TOPIC = Topic()
 
 TopicProvider = Callable[["Site"], Topic]
 _provider: TopicProvider | None = None
+# (site, texts) -> for each text, whether it holds a keyword someone asked for on the site
+KeywordMatcher = Callable[["Site", list[str]], list[bool]]
+_matcher: KeywordMatcher | None = None
 
 
 def register_topic_provider(provider: TopicProvider | None) -> None:
@@ -74,3 +81,23 @@ def get_topic(site: Site) -> Topic:
     if not isinstance(topic, Topic):
         raise TypeError(f"The topic provider returned {type(topic).__name__}, not a Topic.")
     return topic
+
+
+def register_keyword_matcher(matcher: KeywordMatcher | None) -> None:
+    """Install the callable that tells which texts hold a keyword (None removes it)."""
+    global _matcher
+    _matcher = matcher
+
+
+def keyword_matcher(site: Site, topic: Topic) -> Callable[[list[str]], list[bool]]:
+    """Return a function telling, for each text, whether it holds a keyword read on `site`."""
+    if _matcher is not None:
+        matcher = _matcher
+        return lambda texts: matcher(site, texts) if texts else []
+
+    from analyzer.text import stems, tokenize
+
+    def by_stems(texts: list[str]) -> list[bool]:
+        return [topic.score(stems(tokenize(text), topic.language)) > 0 for text in texts]
+
+    return by_stems

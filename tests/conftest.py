@@ -131,9 +131,10 @@ def _keep_topic_provider() -> Iterator[None]:
     """Tests install their own crawl topic; clipping's provider is put back after each."""
     from crawler import topic
 
-    saved = topic._provider
+    saved, matcher = topic._provider, topic._matcher
     yield
     topic.register_topic_provider(saved)
+    topic.register_keyword_matcher(matcher)
 
 
 @pytest.fixture(autouse=True)

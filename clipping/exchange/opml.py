@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from email.utils import format_datetime
 
 import listparser
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.xmlutils import SimplerXMLGenerator
@@ -44,10 +44,26 @@ def sites_of(user: User) -> QuerySet[Site]:
     return Site.objects.filter(Exists(mine) | Exists(followed)).order_by("name", "id")
 
 
+_FEED_TYPES = Q(content_type__icontains="rss") | Q(content_type__icontains="atom")
+
+
 def feed_url_of(site: Site) -> str:
-    """Return the first feed the crawler found on the site, else its root URL."""
-    feed = Page.objects.filter(site=site, role=Page.Role.FEED).order_by("id").values("url").first()
-    return feed["url"] if feed else site.root_url
+    """Return the site's feed: one its seeds name (a person's site is seeded with the feeds its
+    preview found), else the first the crawler found (a feed link, or a page served as RSS or
+    Atom); the root URL only when the site has no known feed."""
+    seeds = [url for url in site.seeds() if url != site.root_url]
+    feeds = list(
+        Page.objects.filter(site=site)
+        .filter(Q(role=Page.Role.FEED) | _FEED_TYPES)
+        .order_by("id")
+        .values_list("url", flat=True)[:50]
+    )
+    declared = [url for url in seeds if url in feeds]
+    if declared or feeds:
+        return (declared or feeds)[0]
+    if site.added_by_id is not None and seeds:
+        return seeds[0]
+    return site.root_url
 
 
 def sites_opml(user: User, title: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.db import transaction
@@ -10,51 +9,14 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
 from clipping import channels
-from clipping.conf import channel_settings
+from clipping.forms import ChannelForm
 from clipping.models import Channel, KeywordList, ListChannel
 from clipping.models.channels import Mode
 
 OFF = "off"
-
-
-class ChannelForm(forms.Form):
-    name = forms.CharField(label=gettext_lazy("Name"), max_length=100)
-    url = forms.CharField(label=gettext_lazy("Apprise URL"), max_length=2000)
-
-    def __init__(self, user: object, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)
-        self.user = user
-        self.checked: channels.Checked | None = None
-
-    def clean_name(self) -> str:
-        name = self.cleaned_data["name"].strip()
-        if Channel.objects.owned_by(self.user).filter(name=name).exists():
-            raise forms.ValidationError(_("You have a channel of this name already."))
-        return name
-
-    def clean_url(self) -> str:
-        try:
-            self.checked = channels.check_url(self.cleaned_data["url"])
-        except channels.ChannelError as exc:
-            raise forms.ValidationError(str(exc)) from None
-        return self.checked.url
-
-    def clean(self) -> dict[str, object]:
-        limit = channel_settings().max_channels
-        if Channel.objects.owned_by(self.user).count() >= limit:
-            raise forms.ValidationError(
-                ngettext(
-                    "You have %(count)s channel, the most allowed.",
-                    "You have %(count)s channels, the most allowed.",
-                    limit,
-                )
-                % {"count": limit}
-            )
-        return self.cleaned_data
 
 
 def _back() -> HttpResponse:

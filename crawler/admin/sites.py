@@ -302,6 +302,7 @@ class CrawlRunAdmin(admin.ModelAdmin):
         "harvest",
         "trap_fetches",
         "duplicate_fetches",
+        "teaser_articles",
         "stop_reason",
     ]
     list_filter = ["status", "strategy", "site"]

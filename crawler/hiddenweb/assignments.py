@@ -10,6 +10,10 @@ articles; the facets such values select are reached as second-level URLs instead
 An assignment's rank is the fuzzy conjunction (min), the average, or the probabilistic
 combination (1 - prod(1 - w)) of its weights. Elements left at their default carry no
 evidence and stay out of the rank (with weight 1 they would make every probabilistic rank 1).
+
+Response analysis feeds back (HiWE 5.4): `with_feedback` scales each value's weight by how
+often it returned results on this form before (`feedback_weight`), so values that yield
+results rise and values that bring the "no results" page fall.
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ import heapq
 import itertools
 import json
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from crawler.hiddenweb.lvs import ADMIN, USERS, LabelMatch, LabelValues, match_label
 from crawler.sitesearch.analysis import Element, Form
@@ -132,6 +136,48 @@ def plan_form(
     if left_empty and not any(s.keyword for s in sets):
         return Plan(form, reason=f"no LVS label matches {left_empty[0]!r}")
     return Plan(form, tuple(sets))
+
+
+# An assignment ranked below this share of the best one, its values having brought the
+# "no results" page again and again, is tried after all the others.
+FALLEN = 0.5
+
+
+def feedback_weight(weight: float, with_results: int, submissions: int) -> float:
+    """Return a value's weight after its record on the form: raised by answers with results,
+    lowered by "no results" pages (a smoothed success rate against an even prior)."""
+    if submissions <= 0:
+        return weight
+    success = (with_results + 1) / (submissions + 2)
+    return round(min(1.0, weight * 2 * success), 6)
+
+
+Tallies = Mapping[tuple[str, str], tuple[int, int]]  # (element, value) -> (with results, sent)
+
+
+def with_feedback(plan: Plan, tallies: Tallies) -> Plan:
+    """Return the plan with each evidence value's weight moved by its record (`tallies`)."""
+    if not plan.submittable or not tallies:
+        return plan
+    sets = []
+    for values in plan.sets:
+        name = values.element.name
+        choices = [
+            replace(
+                c, weight=feedback_weight(c.weight, *tallies.get((name, bare(c.value)), (0, 0)))
+            )
+            if c.evidence
+            else c
+            for c in values.choices
+        ]
+        choices.sort(key=lambda c: (-c.weight, c.evidence))
+        sets.append(replace(values, choices=tuple(choices)))
+    return replace(plan, sets=tuple(sets))
+
+
+def bare(value: str) -> str:
+    """Return a value as tallied: a quoted phrase counts for the phrase."""
+    return value.strip().strip('"').strip()
 
 
 def _default(element: Element) -> str:

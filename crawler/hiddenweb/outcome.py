@@ -11,7 +11,7 @@ class SearchLog:
 
     query: str
     keyword: str
-    form: str  # TYPED, QUOTED, INFLECTED or SYNONYM
+    form: str  # TYPED, QUOTED, INFLECTED, SYNONYM or ENTITY
     had_results: bool = False
     pages: int = 0  # result pages read (the answer and the further pages of its list)
     results: list[str] = field(default_factory=list)  # new to this form's run, in order

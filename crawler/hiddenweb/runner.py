@@ -14,12 +14,10 @@ that holds a search-like form not searched yet in the run (a listing, table or s
    refused), each form signature once per run. Forms that change state are refused and
    recorded; the rest get visual labels from Chromium when the DOM leaves an element
    unlabelled, teach their finite domains to the LVS table, and are matched against it.
-3. Each submittable form is probed, then searched with the users' keywords as written, at
-   most Smax submissions, the least recently tried first (`crawler.hiddenweb.session`);
-   every search is recorded for admins (`RunSearch`).
+3. Each submittable form is probed, then searched with the users' keywords as written (at
+   most Smax, least recently tried first: `crawler.hiddenweb.session`), recorded (`RunSearch`).
 4. Result links enter the frontier one level below the form's page, fetched like any page.
-5. A form searched before is searched by its change rate (`crawler.hiddenweb.schedule`);
-   when none is searched in full, the run asks no search result page (`searches_quiet`).
+5. A form searched before is searched by its change rate (`crawler.hiddenweb.schedule`).
 6. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS from
    the run's first pass): what it found and did not fetch waits in the frontier.
 """
@@ -52,7 +50,9 @@ from crawler.hiddenweb.store import (
     load_table,
     order_by_staleness,
     record_searches,
+    site_names,
     sync_keywords,
+    with_feedback,
 )
 from crawler.models import CrawlRun, Page, Site
 from crawler.models.sitesearch import SiteSearch
@@ -259,7 +259,9 @@ class _FormWork:
         self.frontier = frontier
         self.requester = requester
         self.settings = settings
-        self.queries = dict(queries)
+        room = min(settings.entity_queries, settings.smax - len(queries))
+        # Names the site's own articles keep mentioning beside the keywords: more LVS values.
+        self.queries = dict(queries) | site_names(site.id, queries, language, room)
         self.language = language
         self.rng = rng
         self.now = now
@@ -353,11 +355,11 @@ class _FormWork:
             template=template_for(plan),
             uses_browser=self.site.needs_browser and form.method == "POST",
         )
+        plan = with_feedback(plan, record)  # what earlier answers taught (HiWE 5.4)
         limit = self.settings.smax * CANDIDATES_PER_SUBMISSION
         candidates = best_assignments(plan, self.settings.ranking, limit)
         chosen = order_by_staleness(record, candidates)[: self.settings.smax]
-        revisit = schedule.is_revisit(record, chosen)
-        self.revisited |= revisit
+        self.revisited |= (revisit := schedule.is_revisit(record, chosen))
         if revisit and not schedule.search_due(record, self.site, self.now):
             self.report.forms.append(schedule.left_alone(form, record))
             return

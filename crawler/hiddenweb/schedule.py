@@ -7,7 +7,9 @@ minimum revisit interval, doubled for each of its latest runs in a row whose sea
 no article the crawl had not fetched (`RunSearch.new_articles`), up to the site's maximum
 revisit interval. A due form is asked one keyword first (`sentinel_of`: the fruitful one
 asked longest ago, so revisits take them in turn); only when that brings an article the
-crawl has not fetched are all the keywords searched again.
+crawl has not fetched are all the keywords searched again. When a run's pass met forms
+searched before and searched none in full, the run asks no search result page
+(`Frontier.searches_quiet`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,10 @@
    and page numbers carrying the query, or "next page" forms (GET or POST, the same safety
    rules as any form), walked until a page brings no new result, its text no longer holds
    the query's words, or DEEPWEB_RESULT_PAGES pages were read.
-5. Second-level URLs from every result page are kept when they carry the keyword-query
+5. With what is left of Smax, at most DEEPWEB_ENTITY_QUERIES names recurring on this run's
+   result pages are searched too (He et al.'s entities bootstrapped from crawled pages,
+   `crawler.hiddenweb.entities`).
+6. Second-level URLs from every result page are kept when they carry the keyword-query
    argument, deduplicated by selection segments, then fetched; their result links count.
 """
 
@@ -25,6 +28,7 @@ from urllib.parse import parse_qsl, urlsplit
 from analyzer.text import stems, tokenize
 from crawler.conf import DeepWebSettings
 from crawler.hiddenweb.assignments import Assignment, Plan, request_for_assignment
+from crawler.hiddenweb.entities import ENTITY, names_in, recurring_names
 from crawler.hiddenweb.outcome import FormOutcome, SearchLog
 from crawler.hiddenweb.requester import TIME_UP, Answer, Requester
 from crawler.hiddenweb.responses import EmptyPageModel, nonsense_queries, signature, text_blocks
@@ -100,6 +104,7 @@ class FormSearch:
         self._results: dict[str, None] = {}
         self._typed: set[tuple[tuple[str, str], ...]] = set()  # assignments already sent
         self._page_results: list[str] = []  # the result links of the page read last
+        self._texts: list[list[str]] = []  # per result page, its blocks outside boilerplate
 
     # --- Probing -------------------------------------------------------------------------------
 
@@ -150,6 +155,7 @@ class FormSearch:
                 got = self._search(assignment, extra)
                 if extra.form == INFLECTED and got is not None:
                     self.forms.learn_stems(results, got)
+        self._bootstrap(assignments)
         self._second_level_pass()
         self.outcome.results = list(self._results)
         self.outcome.style = self.forms.style.describe()
@@ -162,6 +168,19 @@ class FormSearch:
         self.outcome.results = list(dict.fromkeys([*self._results, *results]))
         self.outcome.style = self.forms.style.describe()
         return self.outcome
+
+    def _bootstrap(self, assignments: list[Assignment]) -> None:
+        """Search the names that recur on this run's result pages, within Smax."""
+        limit = self.settings.entity_queries
+        if not self.query_arg or not assignments or limit <= 0 or self._spent():
+            return
+        done = [a.keyword for a in assignments] + [log.query for log in self.outcome.searches]
+        done += names_in("\n".join(self.context.boilerplate), self.language)  # site chrome
+        names = recurring_names(self._texts, exclude=done, limit=limit, language=self.language)
+        for name in names:
+            if self._spent():
+                break
+            self._search(assignments[0], KeywordForm(name, name, ENTITY))
 
     def _spent(self) -> bool:
         return self.requester.expired() or self.outcome.submissions >= self.settings.smax
@@ -326,6 +345,8 @@ class FormSearch:
             searches=self.context.searches,
         )
         self._pages.append(answer.url)
+        own = [b for b in text_blocks(answer.html, answer.url) if b not in self.context.boilerplate]
+        self._texts.append(own)
         self._page_results = list(split.results)
         self._results.update(dict.fromkeys(split.results))
         self._units.append({link.url for link in links})

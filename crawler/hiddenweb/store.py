@@ -14,11 +14,15 @@ from django.db.models import F, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
-from crawler.hiddenweb.assignments import Assignment
+from analyzer.text import stems, tokenize
+from crawler.hiddenweb import assignments
+from crawler.hiddenweb.assignments import FALLEN, Assignment, Plan, bare
+from crawler.hiddenweb.entities import near_topic, recurring_names
 from crawler.hiddenweb.lvs import LEARNED, LabelValues
 from crawler.hiddenweb.outcome import FormOutcome
 from crawler.hiddenweb.responses import EmptyPageModel
 from crawler.models.hiddenweb import FormQuery, LabelValue, LabelValueSet, RunSearch
+from crawler.models.pages import ArticleText, PageVersion
 from crawler.models.sitesearch import SiteSearch
 from crawler.sitesearch.analysis import Form
 from crawler.sitesearch.detect import KEYWORD_ALIASES, KEYWORD_LABEL
@@ -112,8 +116,55 @@ def save_probes(record: SiteSearch, model: EmptyPageModel, now: datetime) -> Non
     record.empty_signatures, record.probed_at = model.to_json(), now
 
 
+def value_tallies(record: SiteSearch) -> dict[tuple[str, str], tuple[int, int]]:
+    """Return, per (element, value) sent to the form, (submissions with results, submissions)."""
+    tallies: dict[tuple[str, str], tuple[int, int]] = {}
+    rows = FormQuery.objects.filter(form=record).values_list(
+        "assignment", "with_results", "submissions"
+    )
+    for assignment, hits, sent in rows:
+        for pair in assignment or []:
+            if isinstance(pair, list) and len(pair) == 2:
+                key = (str(pair[0]), bare(str(pair[1])))
+                before = tallies.get(key, (0, 0))
+                tallies[key] = (before[0] + hits, before[1] + sent)
+    return tallies
+
+
+HARVEST_PAGES = 200  # the site's newest article pages read for names
+
+
+def site_names(
+    site_id: int, queries: Mapping[str, float], language: str, limit: int
+) -> dict[str, float]:
+    """Return names recurring on the site's own articles that hold a user's keyword, as LVS
+    values weighted below every keyword (HiWE's values learnt from crawled pages)."""
+    if limit <= 0 or not queries:
+        return {}
+    rows = PageVersion.objects.filter(page__site_id=site_id, article__isnull=False)
+    pages = []
+    for packed in rows.order_by("-id").values_list("article", flat=True)[:HARVEST_PAGES]:
+        article = ArticleText.unpack(bytes(packed))
+        pages.append([article.title, article.text])
+    topic = {stem for query in queries for stem in stems(tokenize(query), language)}
+    names = recurring_names(
+        near_topic(pages, topic, language), exclude=queries, limit=limit, language=language
+    )
+    weight = min(queries.values()) / 2
+    return dict.fromkeys(names, weight)
+
+
+def with_feedback(plan: Plan, record: SiteSearch) -> Plan:
+    """Return the plan with its values' weights moved by their answers on this form so far."""
+    return assignments.with_feedback(plan, value_tallies(record))
+
+
 def order_by_staleness(record: SiteSearch, assignments: list[Assignment]) -> list[Assignment]:
-    """Return assignments never tried first, then the least recently tried; rank breaks ties."""
+    """Return assignments never tried first, then the least recently tried; rank breaks ties.
+
+    An assignment ranked below FALLEN times the best rank (its values kept bringing the
+    "no results" page, `assignments.with_feedback`) comes after all the others.
+    """
     hashes = {a.key(): FormQuery.hash_key(a.key()) for a in assignments}
     tried = dict(
         FormQuery.objects.filter(form=record, key_hash__in=list(hashes.values())).values_list(
@@ -121,10 +172,12 @@ def order_by_staleness(record: SiteSearch, assignments: list[Assignment]) -> lis
         )
     )
     epoch = datetime.min.replace(tzinfo=timezone.get_current_timezone())
+    best = max((a.rank for a in assignments), default=0.0)
 
-    def staleness(item: tuple[int, Assignment]) -> tuple[datetime, int]:
+    def staleness(item: tuple[int, Assignment]) -> tuple[bool, datetime, int]:
         position, assignment = item
-        return tried.get(hashes[assignment.key()]) or epoch, position
+        fallen = assignment.rank < FALLEN * best
+        return fallen, tried.get(hashes[assignment.key()]) or epoch, position
 
     return [a for _, a in sorted(enumerate(assignments), key=staleness)]
 

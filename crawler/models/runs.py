@@ -80,6 +80,10 @@ class CrawlRun(models.Model):
     search_fetches = models.PositiveIntegerField(
         default=0, help_text="Fetches of the site's search result pages."
     )
+    teaser_articles = models.PositiveIntegerField(
+        default=0,
+        help_text="Articles reached because a hub's teaser or link text held someone's keyword.",
+    )
     learned = models.JSONField(
         default=dict,
         blank=True,

@@ -58,10 +58,11 @@ from crawler.run.claims import beat, finish_run, start_run
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
 from crawler.run.passes import RunContext, page_passes, run_passes
+from crawler.run.teasers import Teasers
 from crawler.store.held import HeldBatch
 from crawler.store.pages import error_text
 from crawler.strategies import PageObservation, Strategy, get_strategy
-from crawler.topic import get_topic
+from crawler.topic import get_topic, keyword_matcher
 
 logger = logging.getLogger(__name__)
 
@@ -194,9 +195,10 @@ class RunLoop:
         self.run = run
         self.settings = crawler_settings()
         self.frontier = Frontier(site)
-        self.strategy = strategy_cls(
-            site, run, self.frontier, rng=random.Random(seed), topic=get_topic(site)
-        )
+        topic = get_topic(site)
+        self.strategy = strategy_cls(site, run, self.frontier, rng=random.Random(seed), topic=topic)
+        # Articles a hub's teasers announced for someone's keywords go first (Algorithm 2).
+        self.teasers = Teasers(self.frontier, keyword_matcher(site, topic))
         self.render_shells = render_shells
         self.progress = progress
         self.pending: Counter[str] = Counter()
@@ -339,11 +341,24 @@ class RunLoop:
         return self.strategy.stop_reason() or ""
 
     def _next_pages(self, limit: int, *, idle: bool = False) -> list[Page]:
-        urls = self.strategy.next_urls(limit)[:limit]
+        first = self.teasers.next(limit)
+        if first:
+            known = self.frontier.pages(first)  # a link the frontier refused is not fetched
+            first = [u for u in first if u in known and known[u].last_fetched_at is None]
+            self.frontier.take(first)
+            if len(first) >= limit:
+                return [known[url] for url in first]
+        urls = self.strategy.next_urls(limit - len(first))[: limit - len(first)]
+        if first:
+            urls = [url for url in urls if url not in known]
+            return [known[url] for url in first] + self._pages(urls)
         if not urls and idle:
             # Nothing in flight can show the strategy more: explore rather than stop.
             urls = self.frontier.next_batch(limit)
             self.explored += len(urls)
+        return self._pages(urls)
+
+    def _pages(self, urls: list[str]) -> list[Page]:
         if not urls:
             return []
         self.frontier.take(urls)
@@ -390,6 +405,9 @@ class RunLoop:
         # The strategy judges a page when it observes it (xCrawl's validator), so it is
         # asked whether the page was relevant only after that.
         self.strategy.observe(observation)
+        if self.teasers.reached(observation):
+            self.pending["teaser_articles"] += 1
+        self.teasers.offer(observation)
         if observation.body:
             self.observed.append(observation)
         if self.strategy.accepts(observation):

@@ -8,8 +8,9 @@ Two sources:
    in the same column (`cell_label`): HiWE's table layouts, read without a browser.
 2. Visual adjacency (`adjacent_labels`) on a browser layout, for forms laid out in tables
    where the text sits in another cell (HiWE section 5.1): the nearest text piece to the
-   left of the widget or above it, of at most six words. `measure_forms` reads the widgets'
-   and text pieces' bounding boxes from a Playwright page.
+   left of the widget or above it, of at most six words, ties broken by styling (bold,
+   italics, a larger font). `measure_forms` reads the widgets' and text pieces' bounding
+   boxes and styles from a Playwright page.
 """
 
 from __future__ import annotations
@@ -192,6 +193,8 @@ class TextPiece:
 
     text: str
     box: Box
+    # Set apart by its style: bold, italics, or a larger font than the form's own text.
+    styled: bool = False
 
 
 # Widgets and texts a few pixels apart still count as beside or above each other.
@@ -206,25 +209,27 @@ def adjacent_labels(
     1. Pieces longer than `max_words` words are not labels (HiWE ignores them).
     2. A piece is left of a widget when it ends before the widget starts and they share
        some height; above when it ends before the widget's top and they share some width.
-    3. The nearest such piece wins; on a tie the one to the left (the common layout).
+    3. The nearest such piece wins. Pieces as near as it (within a few pixels) tie, and
+       HiWE breaks ties by styling: a bold, italic or larger piece wins; then the one to
+       the left (the common layout), then the nearer.
     """
     candidates = [t for t in texts if t.text.strip() and len(t.text.split()) <= max_words]
     labels: dict[str, str] = {}
     for widget in widgets:
-        best: tuple[float, int, str] | None = None
+        near: list[tuple[float, int, TextPiece]] = []
         w = widget.box
         for piece in candidates:
             p = piece.box
             if p.right <= w.left + _SLACK and p.top < w.bottom and p.bottom > w.top:
-                key = (w.left - p.right, 0, piece.text)
+                near.append((w.left - p.right, 0, piece))
             elif p.bottom <= w.top + _SLACK and p.left < w.right and p.right > w.left:
-                key = (w.top - p.bottom, 1, piece.text)
-            else:
-                continue
-            if best is None or key[:2] < best[:2]:
-                best = key
-        if best is not None:
-            labels[widget.name] = _SPACES.sub(" ", best[2]).strip()
+                near.append((w.top - p.bottom, 1, piece))
+        if not near:
+            continue
+        nearest = min(distance for distance, _, _ in near)
+        tied = [item for item in near if item[0] <= nearest + _SLACK]
+        _, _, best = min(tied, key=lambda item: (not item[2].styled, item[1], item[0]))
+        labels[widget.name] = _SPACES.sub(" ", best.text).strip()
     return labels
 
 
@@ -244,6 +249,7 @@ LAYOUT_SCRIPT = """
     widgets.push({name: el.name, box: box(r)});
   }
   const texts = [];
+  const base = parseFloat(getComputedStyle(form).fontSize) || 16;
   const walker = document.createTreeWalker(form, NodeFilter.SHOW_TEXT);
   const skip = new Set(['SCRIPT', 'STYLE', 'OPTION', 'SELECT', 'TEXTAREA', 'BUTTON']);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
@@ -253,7 +259,10 @@ LAYOUT_SCRIPT = """
     range.selectNodeContents(node);
     const r = range.getBoundingClientRect();
     if (r.width === 0 && r.height === 0) continue;
-    texts.push({text, box: box(r)});
+    const style = getComputedStyle(node.parentElement);
+    const styled = parseInt(style.fontWeight, 10) >= 600 || style.fontStyle !== 'normal'
+      || parseFloat(style.fontSize) > base * 1.1;
+    texts.push({text, box: box(r), styled});
   }
   return {widgets, texts};
 })
@@ -265,7 +274,10 @@ def layouts_from_script(result: Any) -> list[tuple[list[Widget], list[TextPiece]
     layouts = []
     for form in result or []:
         widgets = [Widget(w["name"], Box(**w["box"])) for w in form.get("widgets", [])]
-        texts = [TextPiece(t["text"], Box(**t["box"])) for t in form.get("texts", [])]
+        texts = [
+            TextPiece(t["text"], Box(**t["box"]), bool(t.get("styled")))
+            for t in form.get("texts", [])
+        ]
         layouts.append((widgets, texts))
     return layouts
 

@@ -86,6 +86,65 @@ def test_a_front_page_is_a_hub_page_of_teasers_that_point_to_their_articles() ->
     assert analysis.main_text == ""
 
 
+def blog_card(slug: str, title: str, subtitle: str) -> str:
+    """Return a post card as blog themes write them: categories, title link, subtitle heading."""
+    return (
+        f'<article><header class="article-header"><div class="article-details">'
+        f'<header class="article-category"><a href="/categories/dev/">Dev</a> '
+        f'<a href="/categories/tools/">Tools</a></header>'
+        f'<div class="article-title-wrapper"><h2 class="article-title">'
+        f'<a href="/posts/{slug}/">{title}</a></h2>'
+        f'<h3 class="article-subtitle">{subtitle}</h3></div>'
+        f'<footer class="article-time"><time>May 22, 2026</time></footer>'
+        f"</div></header></article>"
+    )
+
+
+def test_a_blog_list_whose_summaries_are_subtitle_headings_is_a_hub_of_teasers() -> None:
+    cards = "".join(
+        blog_card(
+            f"post-{i}",
+            f"Releasing tool number {i} for the command line",
+            f"Tool {i} is out: a small program with new recipes, faster browsing of "
+            f"collections and a safer way to keep session tokens on your laptop.",
+        )
+        for i in range(5)
+    )
+    html = (
+        "<!doctype html><html lang='en'><body><aside><nav><a href='/'>Home</a> "
+        "<a href='/about/'>About</a></nav></aside>"
+        f"<main><section class='article-list'>{cards}</section></main></body></html>"
+    )
+    analysis = analyze(html, "https://blog.example/")
+    assert analysis.kind == "hub"
+    teasers = [area for area in analysis.informational_areas if area.teaser]
+    assert [area.follow_url for area in teasers] == [
+        f"https://blog.example/posts/post-{i}/" for i in range(5)
+    ]
+    assert extract_clips(analysis, ["session tokens"]) == []
+
+
+def test_headline_links_among_short_category_links_make_a_hub_by_their_lar() -> None:
+    cards = "".join(
+        f'<article><a href="/categories/dev/">Dev</a> <a href="/categories/linux/">Linux</a>'
+        f'<h2><a href="/posts/post-{i}/">How I moved my laptop number {i} to a new distribution</a>'
+        f"</h2><time>May {i + 1}, 2026</time></article>"
+        for i in range(5)
+    )
+    menu = "".join(
+        f'<li><a href="/{w}/">{w}</a></li>' for w in ("home", "about", "cv", "rss", "now")
+    )
+    html = (
+        "<!doctype html><html lang='en'><body><aside><ul>"
+        f"{menu}</ul></aside><main><section>{cards}</section></main></body></html>"
+    )
+    analysis = analyze(html, "https://blog.example/page/3/")
+    [hub] = analysis.hub_areas
+    assert hub.lar <= 1 / 12 and "leads to articles" in hub.reason
+    assert sum(link.url.startswith("https://blog.example/posts/") for link in hub.links) == 5
+    assert [area.path for area in analysis.navigational_areas] == ["html/body/aside[1]/ul[1]"]
+
+
 def test_the_page_kind_weighs_article_text_more_than_the_link_ratio() -> None:
     long_article = analyze(article_page(paragraphs=PARAGRAPHS * 4), URL)
     short_note = analyze(article_page(paragraphs=PARAGRAPHS[:1]), URL)

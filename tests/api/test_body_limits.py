@@ -31,7 +31,10 @@ def test_an_api_body_over_the_size_limit_is_413_in_the_apis_shape(alice_api, set
     response = alice_api.send("POST", "/api/lists", {"name": "x" * 20_000, "terms": ["a"]})
 
     assert response.status_code == 413
-    assert response.json() == {"detail": "The request body is larger than 10000 bytes."}
+    assert response.json() == {
+        "detail": "The request body is larger than 10000 bytes.",
+        "errors": {},
+    }
     assert not KeywordList.objects.exists()
 
 

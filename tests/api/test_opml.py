@@ -153,3 +153,22 @@ def test_a_new_feed_on_a_real_server_becomes_my_site(client, alice, settings):
     site = Site.objects.get()
     assert site.added_by == alice and list(site.subscribers.all()) == [alice]
     assert site.visibility == Site.Visibility.PRIVATE
+
+
+def test_a_feed_known_as_a_seed_or_by_its_content_type_is_exported_not_the_root(alice):
+    """A person's site is seeded with the feeds its preview found (stored as seed pages); an
+    admin's site may have its feed linked as a plain page served as Atom."""
+    mine = make_site("Mine", "https://mine.example/")
+    mine.added_by = alice
+    mine.seed_urls = "https://mine.example/index.xml"
+    mine.save()
+    Page.objects.create(site=mine, url="https://mine.example/", role=Page.Role.SEED)
+    Page.objects.create(site=mine, url="https://mine.example/index.xml", role=Page.Role.SEED)
+    shared = make_site("Shared", "https://shared.example/")
+    Page.objects.create(site=shared, url="https://shared.example/", role=Page.Role.SEED)
+    Page.objects.create(
+        site=shared, url="https://shared.example/atom", content_type="application/atom+xml"
+    )
+
+    assert exchange.feed_url_of(mine) == "https://mine.example/index.xml"
+    assert exchange.feed_url_of(shared) == "https://shared.example/atom"

@@ -78,7 +78,7 @@ def test_the_owner_reaches_every_object_endpoint(alice_api, alices, method, path
 def test_indexes_show_only_my_own(bob_api, alices, bob):
     make_list(bob, "Bob's", "solar")
 
-    assert [item["name"] for item in bob_api.get("/api/lists").json()] == ["Bob's"]
+    assert [item["name"] for item in bob_api.get("/api/lists").json()["items"]] == ["Bob's"]
     assert bob_api.get("/api/clips").json()["items"] == []
     assert bob_api.get("/api/deliveries").json()["items"] == []
 

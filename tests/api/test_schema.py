@@ -17,6 +17,7 @@ ENDPOINTS = {
     ("get", "/api/lists/{list_id}/terms"),
     ("put", "/api/lists/{list_id}/synonyms"),
     ("get", "/api/clips"),
+    ("get", "/api/clips/search"),
     ("get", "/api/clips/{clip_id}"),
     ("post", "/api/clips/{clip_id}/read"),
     ("post", "/api/clips/{clip_id}/unread"),
@@ -28,6 +29,13 @@ ENDPOINTS = {
     ("get", "/api/sites/{site_id}"),
     ("post", "/api/sites"),
     ("delete", "/api/sites/{site_id}"),
+    ("get", "/api/channels"),
+    ("post", "/api/channels"),
+    ("get", "/api/channels/{channel_id}"),
+    ("delete", "/api/channels/{channel_id}"),
+    ("post", "/api/channels/{channel_id}/test"),
+    ("post", "/api/channels/{channel_id}/resume"),
+    ("put", "/api/channels/{channel_id}/routes"),
 }
 
 

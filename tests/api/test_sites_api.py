@@ -33,7 +33,7 @@ def sites(alice, bob):
 
 def names(response) -> list[str]:
     assert response.status_code == 200
-    return [site["name"] for site in response.json()]
+    return [site["name"] for site in response.json()["items"]]
 
 
 def test_i_see_the_shared_sites_and_mine_but_not_someone_elses_private_one(alice_api, sites):

@@ -45,3 +45,30 @@ def test_a_changed_list_changes_the_cached_topic(alice):
     energy.save()
 
     assert set(topic_for_site(site).terms) == {"tariff"}
+
+
+def test_the_keyword_matcher_tells_which_texts_hold_a_keyword_read_on_the_site(alice):
+    from crawler.topic import keyword_matcher
+    from tests.factories import active_index
+
+    news = make_site("News", "https://news.example.com/")
+    other = make_site("Other", "https://other.example.org/")
+    make_list(alice, "Harbour", "bridge\nsite:news.example.com")
+    make_list(alice, "Coffee", "espresso")
+    active_index()
+    texts = ["Harbour bridges reopen", "Weather today", "Two espressos for the office"]
+    matches = keyword_matcher(news, get_topic(news))
+    assert matches(texts) == [True, False, True]  # forms of the words
+    assert keyword_matcher(other, get_topic(other))(texts) == [False, False, True]  # site:
+    assert matches(["Weather today", "Sport"]) == [False, False]
+
+
+def test_the_keyword_matcher_finds_a_keywords_synonyms_as_the_index_does(alice):
+    from crawler.topic import keyword_matcher
+    from tests.factories import active_index
+
+    news = make_site("News", "https://news.example.com/")
+    make_list(alice, "Cars", "car")
+    active_index()
+    matches = keyword_matcher(news, get_topic(news))
+    assert matches(["Automobile sales fall again", "Rail strike ends"]) == [True, False]

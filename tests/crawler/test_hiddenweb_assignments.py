@@ -209,3 +209,13 @@ def test_a_lone_box_whose_label_names_another_row_better_takes_that_rows_values(
         (("z", "10115"),),
         (("z", "80331"),),
     ]
+
+
+def test_answers_move_a_values_weight_up_with_results_and_down_without():
+    from crawler.hiddenweb.assignments import feedback_weight
+
+    assert feedback_weight(0.6, 0, 0) == 0.6  # never sent: as the LVS row says
+    assert feedback_weight(0.6, 3, 3) > 0.6  # results every time: rises
+    assert feedback_weight(1.0, 3, 3) == 1.0  # within [0, 1]
+    assert feedback_weight(0.6, 0, 3) < 0.3  # the "no results" page every time: falls
+    assert feedback_weight(0.6, 0, 3) < feedback_weight(0.6, 0, 1)

@@ -15,8 +15,16 @@ def widget(name: str, left: float, top: float, width: float = 100, height: float
     return Widget(name, Box(left, top, width, height))
 
 
-def text(value: str, left: float, top: float, width: float = 50, height: float = 20) -> TextPiece:
-    return TextPiece(value, Box(left, top, width, height))
+def text(
+    value: str,
+    left: float,
+    top: float,
+    width: float = 50,
+    height: float = 20,
+    *,
+    styled: bool = False,
+) -> TextPiece:
+    return TextPiece(value, Box(left, top, width, height), styled)
 
 
 def test_the_nearest_text_to_the_left_labels_a_widget():
@@ -37,6 +45,18 @@ def test_a_closer_text_above_beats_a_farther_text_to_the_left():
         [widget("w", 300, 100)], [text("Far left", 0, 100), text("Just above", 300, 75)]
     )
     assert labels == {"w": "Just above"}
+
+
+def test_on_a_tie_in_distance_bold_or_italic_text_labels_the_widget():
+    pieces = [text("in", 148, 100), text("Title words", 200, 78, styled=True)]
+    assert adjacent_labels([widget("w", 200, 100)], pieces) == {"w": "Title words"}
+    plain = [text("in", 148, 100), text("Title words", 200, 78)]
+    assert adjacent_labels([widget("w", 200, 100)], plain) == {"w": "in"}  # left, as before
+
+
+def test_styling_does_not_beat_a_clearly_nearer_text():
+    pieces = [text("Words", 148, 100), text("Far heading", 200, 40, styled=True)]
+    assert adjacent_labels([widget("w", 200, 100)], pieces) == {"w": "Words"}
 
 
 def test_text_of_more_than_six_words_is_not_a_label():
@@ -90,6 +110,23 @@ def test_chromium_lays_out_a_table_form_and_finds_its_labels():
         "Section",
         "Author",
     ]
+
+
+STYLED_FORM = """<!doctype html><html><body style="font: 16px/20px sans-serif; margin: 0">
+<form action="/find"><table style="border-spacing: 0">
+<tr><td style="padding: 0"></td><td style="padding: 0"><b>Title words</b></td></tr>
+<tr><td style="padding: 0; text-align: right">in</td>
+<td style="padding: 0"><input name="t" style="margin: 0; border: 0; height: 20px"></td></tr>
+</table></form></body></html>"""
+
+
+@pytest.mark.browser
+def test_chromium_reads_bold_text_and_lets_it_break_a_tie():
+    async def measure():
+        async with FormBrowser() as browser:
+            return await browser.form_labels(STYLED_FORM, "http://news.example/")
+
+    assert asyncio.run(measure()) == [{"t": "Title words"}]
 
 
 def test_form_work_uses_the_configured_chromium(settings):

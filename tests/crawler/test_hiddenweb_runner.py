@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from datetime import timedelta
 from urllib.parse import parse_qsl
 
 import pytest
@@ -102,6 +103,25 @@ def test_smax_caps_submissions_and_the_next_run_tries_the_others_first(settings)
         queries = FormQuery.objects.filter(form=form)
         assert set(queries.values_list("keyword", flat=True)) == set(TERMS)
         assert sorted(queries.values_list("submissions", flat=True)) == [1, 1, 2]
+
+
+def test_a_keyword_that_keeps_bringing_no_results_falls_behind_the_productive_ones(settings):
+    keywords = ["election", "vaccine", "qqzzvv"]
+    with DeepWebSite(build_stories(40)) as web:
+        site = make_site(web)
+        search_now(site, topic=topic_of(keywords))
+        form = SiteSearch.objects.get(action=web.url("/search"))
+        # Its record so far: three "no results" answers, and the stalest of the three.
+        empty = FormQuery.objects.get(form=form, keyword="qqzzvv")
+        assert empty.with_results == 0
+        FormQuery.objects.filter(id=empty.id).update(
+            submissions=3, last_submitted_at=empty.last_submitted_at - timedelta(days=2)
+        )
+        settings.DEEPWEB_SMAX = 2
+        search_now(site, topic=topic_of(keywords))
+        sent = FormQuery.objects.filter(form=form, keyword__in=keywords)
+        queries = dict(sent.values_list("keyword", "submissions"))
+    assert queries == {"election": 2, "vaccine": 2, "qqzzvv": 3}
 
 
 @pytest.mark.browser

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('crawler', '0015_site_origins'),
+        ('crawler', '0016_run_teaser_articles'),
     ]
 
     operations = [

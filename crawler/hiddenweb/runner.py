@@ -7,19 +7,17 @@ that holds a search-like form not searched yet in the run (a listing, table or s
 
 1. The users' keywords (the topic's queries) become the LVS row "search" (for admins; a
    run matches forms against its own topic's keywords); without any, nothing is sent.
-2. Each seed page's forms are analysed (He et al.: the main search form is on the home
-   page for 99 of 100 sites), and so are the forms of the pages linked as searches
-   ("Archive", "Advanced search", /search/advanced), up to SEARCH_PAGES of them; then the
-   forms of every page the crawl fetches that holds a search-like form (a text box, not
-   refused), each form signature once per run. Forms that change state are refused and
-   recorded; the rest get visual labels from Chromium when the DOM leaves an element
-   unlabelled, teach their finite domains to the LVS table, and are matched against it.
+2. The forms of each seed page (He et al.: the home page's, for 99 of 100 sites), of the
+   pages linked as searches ("Archive", "Advanced search"; up to SEARCH_PAGES) and of every
+   page the crawl fetches with a search-like form (a text box, not refused) are analysed, each
+   signature once a run. Forms that change state are refused and recorded; the rest get visual
+   labels from Chromium where the DOM lacks them, teach their finite domains to the LVS table
+   and are matched against it.
 3. Each submittable form is probed, then searched with the users' keywords as written (at
-   most Smax, least recently tried first: `crawler.hiddenweb.session`), recorded (`RunSearch`).
+   most Smax, least recently tried first: `crawler.hiddenweb.session`), recorded (`RunSearch`);
+   in a run, a form searched before is searched by its change rate (`...hiddenweb.schedule`).
 4. Result links enter the frontier one level below the form's page, fetched like any page.
-5. A form searched before is searched by its change rate (`crawler.hiddenweb.schedule`).
-6. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS from
-   the run's first pass): what it found and did not fetch waits in the frontier.
+5. Nothing is sent after DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS; the rest waits in the frontier.
 """
 
 from __future__ import annotations
@@ -87,6 +85,7 @@ class FormMemory:
     pages: int = 0  # fetched pages whose forms were searched (at most FORM_PAGES)
     tags: set[bytes] = field(default_factory=set)  # <form ...> tags already judged on pages
     deadline: float | None = None
+    keywords: frozenset[str] = frozenset()  # a run's users' keywords: searched by schedule
 
     def until(self, clock: Callable[[], float], settings: DeepWebSettings) -> float:
         """Return the run's deadline for form work: its time share from the first call."""
@@ -144,9 +143,8 @@ def search_site(
     """Search the site's forms with every user's keywords; fetch and store what they find.
 
     `call` runs a coroutine on the run's fetching loop; `handle(page, fetched)` stores a result
-    page (default `crawler.run.step.process`); `budget()`: pages the run may still fetch; past
-    `deadline` (a `clock()` value; default: DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS from the
-    `memory`'s first call) nothing is sent. `pages` (URL -> HTML) are read for the seeds.
+    page (default `step.process`); `budget()`: pages the run may still fetch; past `deadline` (a
+    `clock()` value; default: the time share from `memory`'s first call) nothing is sent.
     """
     settings = settings or deepweb_settings()
     if not settings.enabled:
@@ -156,6 +154,7 @@ def search_site(
     if not topic.queries:
         return HiddenWebReport(skipped="no keywords")
     memory = memory if memory is not None else FormMemory()
+    memory.keywords = frozenset(topic.queries) if run is not None else memory.keywords
     deadline = memory.until(clock, settings) if deadline is None else deadline
     requester = Requester(
         backend, call, needs_browser=site.needs_browser, deadline=deadline, clock=clock
@@ -359,7 +358,7 @@ class _FormWork:
         limit = self.settings.smax * CANDIDATES_PER_SUBMISSION
         candidates = best_assignments(plan, self.settings.ranking, limit)
         chosen = order_by_staleness(record, candidates)[: self.settings.smax]
-        self.revisited |= (revisit := schedule.is_revisit(record, chosen))
+        self.revisited |= (revisit := schedule.is_revisit(record, chosen, self.memory.keywords))
         if revisit and not schedule.search_due(record, self.site, self.now):
             self.report.forms.append(schedule.left_alone(form, record))
             return

@@ -14,7 +14,7 @@ searched before and searched none in full, the run asks no search result page
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
 from django.db.models import Sum
@@ -52,15 +52,17 @@ def search_interval(record: SiteSearch, site: Site) -> timedelta:
     return min(interval, max(site.max_page_revisit, site.min_page_revisit))
 
 
-def is_revisit(record: SiteSearch, chosen: list[Assignment]) -> bool:
-    """Tell whether searching the form with `chosen` repeats earlier searches: it was searched
-    before and every chosen keyword was asked before (a new list's keyword is searched at
-    once; values of other fields not tried yet wait for the next full search)."""
-    if record.last_submitted_at is None or not chosen:
+def is_revisit(record: SiteSearch, chosen: list[Assignment], keywords: Iterable[str]) -> bool:
+    """Tell whether searching the form with `chosen` repeats earlier searches of a run's users'
+    `keywords`: it was searched before and every one of them chosen was asked before (a new
+    list's keyword is searched at once; other values wait for the next full search). Without
+    `keywords` (a search asked for now, outside a run) nothing is a revisit."""
+    wanted = {_plain(k) for k in keywords}
+    if record.last_submitted_at is None or not chosen or not wanted:
         return False
     typed = FormQuery.objects.filter(form=record).values_list("keyword", flat=True)
     asked = {_plain(text) for text in typed}  # a keyword may have been typed in quotes
-    return all(_plain(a.keyword) in asked for a in chosen if a.keyword)
+    return all(_plain(a.keyword) in asked for a in chosen if _plain(a.keyword) in wanted)
 
 
 def _plain(text: str) -> str:

@@ -90,6 +90,8 @@ class Tally:
                     path = path.rsplit("print", 1)[0]
                 if path in seen:
                     self.duplicates[self.leg] += 1
+                    if VERBOSE:
+                        print(f"  [{self.leg}] again: {method} {raw_path}", flush=True)
                 seen.add(path)
 
 

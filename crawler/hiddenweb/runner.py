@@ -458,10 +458,7 @@ def _follow(
     handle: Handle | None,
     budget: Callable[[], int] | None,
 ) -> int:
-    """Fetch and store result pages not fetched yet (or due again); return how many.
-
-    Already known, fresh pages are left to the crawl's revisit schedule.
-    """
+    """Fetch and store result pages not fetched yet or due again; return how many."""
     if not results:
         return 0
     now = timezone.now()
@@ -479,6 +476,8 @@ def _follow(
     for url in wanted:
         if (budget is not None and budget() <= 0) or requester.expired():
             break
+        if frontier.respelt(url) != url:  # a parameter learnt since: the crawl fetches it clean
+            continue
         frontier.take([url])
         page = pages[url]
         fetched = requester.call(

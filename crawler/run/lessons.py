@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from django.db.models import Q
@@ -97,6 +98,23 @@ def searched_before(site_id: int, now: datetime) -> list[str]:
         .filter(Q(url__contains="?") | Q(url__icontains="search"))
     )
     return [url for url in pages.values_list("url", flat=True) if looks_like_search(url)]
+
+
+def respelt_offer(frontier: Any, urls: list[str]) -> list[str]:
+    """Return the URLs a strategy offered, each spelt without the parameters learnt to change
+    nothing since it saw them (the clean spelling stored, unfetched, at the offered page's
+    depth), once, and not taken in this run; the offered spelling is taken (never fetched)."""
+    wanted: list[str] = []
+    for url in urls:
+        clean = frontier.respelt(url) or url
+        if clean != url:
+            frontier.take([url])
+            if clean in frontier.taken or clean in wanted:
+                continue
+            page = frontier.pages([url]).get(url)
+            frontier.add([clean], depth=page.depth if page is not None else 1)
+        wanted.append(clean)
+    return wanted
 
 
 def declares_itself(url: str, declared: str) -> bool:

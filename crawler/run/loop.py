@@ -344,7 +344,8 @@ class RunLoop:
         first = self.teasers.next(limit)
         if first:
             known = self.frontier.pages(first)  # a link the frontier refused is not fetched
-            first = [u for u in first if u in known and known[u].last_fetched_at is None]
+            fresh = [u for u in first if u in known and known[u].last_fetched_at is None]
+            first = [u for u in fresh if self.frontier.respelt(u) == u]
             self.frontier.take(first)
             if len(first) >= limit:
                 return [known[url] for url in first]
@@ -361,6 +362,7 @@ class RunLoop:
     def _pages(self, urls: list[str]) -> list[Page]:
         if not urls:
             return []
+        urls = lessons.respelt_offer(self.frontier, urls)  # parameters learnt since offered
         self.frontier.take(urls)
         pages = self.frontier.pages(urls)
         unknown = [u for u in urls if u not in pages]

@@ -26,7 +26,8 @@ from crawler.render.shell import (
     RenderMemory,
     script_additions,
 )
-from crawler.run.lessons import Lessons
+from crawler.run.frontier import Frontier
+from crawler.run.lessons import Lessons, respelt_offer
 from crawler.run.loop import crawl
 from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens
 from crawler.topic import Topic, register_topic_provider
@@ -351,3 +352,16 @@ def test_sections_a_script_adds_to_a_full_menu_are_crawled_without_marking_the_s
     )
     assert server.url("/js/") in crawled
     assert 1 <= run.rendered <= 2
+
+
+@pytest.mark.django_db
+def test_a_candidate_offered_before_its_parameter_was_learnt_is_fetched_clean(site):
+    frontier = Frontier(site)
+    offered = "https://example.com/story/a/?ref=search-1-1"
+    frontier.add([offered], depth=2)
+    frontier.lessons.irrelevant = frozenset({"ref"})  # learnt meanwhile
+    assert respelt_offer(frontier, [offered, offered]) == ["https://example.com/story/a/"]
+    assert Page.objects.get(site=site, url="https://example.com/story/a/").depth == 2
+    assert offered in frontier.taken
+    frontier.take(["https://example.com/story/a/"])
+    assert respelt_offer(frontier, [offered]) == []  # fetched once in a run

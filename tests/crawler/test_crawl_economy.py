@@ -29,6 +29,7 @@ from crawler.render.shell import (
 from crawler.run.frontier import Frontier
 from crawler.run.lessons import Lessons, respelt_offer
 from crawler.run.loop import crawl
+from crawler.run.watch import watch
 from crawler.strategies.xcrawl.querygen import QueryPlanner, topic_tokens
 from crawler.topic import Topic, register_topic_provider
 from tests.crawler.hiddenweb_site import DeepWebSite, build_stories
@@ -183,6 +184,25 @@ def test_a_trap_shape_stays_closed_in_later_runs_until_an_admin_reopens_it(setti
         crawl(site, strategy="bfs", render_shells="off")
         reopened = server.paths()[before:]
     assert [p for p in reopened if p.startswith("/events/")]
+
+
+@pytest.mark.django_db
+def test_a_watch_never_asks_a_closed_shape(settings):
+    settings.CRAWLER_RUN_CONCURRENCY = 1
+    with SiteServer() as server:
+        calendar_site(server)
+        site = make_site(server, page_budget=60)
+        crawl(site, strategy="bfs", render_shells="off")
+        events = Page.objects.filter(site=site, url__contains="/events/").exclude(
+            last_fetched_at=None
+        )
+        Page.objects.filter(id__in=events.values("id")).update(kind=Page.Kind.HUB)
+        time_passes(site)
+        before = len(server.paths())
+        result = watch(site.id)
+        asked = server.paths()[before:]
+    assert result.hubs > 0 and asked
+    assert not [p for p in asked if p.startswith("/events/")], asked
 
 
 @pytest.mark.django_db

@@ -84,7 +84,8 @@ migrations-check: $(STAMP)
 
 BENCHMARKS := analyzer_extraction analyzer_fallbacks analyzer_robustness matching matching_quality \
               patterns crawl_throughput focused_recall hidden_web real_sites render_cost web_load \
-              freshness freshness_backfill reader_view backup seed_measures seed_analyzer news_flood
+              freshness freshness_backfill reader_view backup seed_measures seed_analyzer news_flood \
+              crawl_economy
 
 bench: install services
 	@for b in $(BENCHMARKS); do echo "== bench/$$b.py"; $(TEST_ENV) $(PY) bench/$$b.py || exit 1; done

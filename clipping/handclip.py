@@ -20,6 +20,7 @@ from analyzer.pipeline import read_input
 from clipping.models import Clip, HandClip, KeywordList, Match
 from clipping.reader import find_area, parse_stored
 from clipping.safetext import one_line
+from crawler.models.lessons import link_for_people
 from crawler.usersites.single import SinglePage, fetch_page
 
 SUMMARY_CHARS = 400
@@ -45,12 +46,12 @@ def clip_page(user: object, url: str) -> Clipped:
     with transaction.atomic():
         by_hand = KeywordList.objects.by_hand_of(user)
         earlier = (
-            Match.objects.filter(keyword_list=by_hand, clip__url=page.final_url)
+            Match.objects.filter(keyword_list=by_hand, clip__url=link_for_people(page.final_url))
             .select_related("clip")
             .first()
         )
         clip = earlier.clip if earlier is not None else Clip()
-        clip.url = page.final_url
+        clip.url = link_for_people(page.final_url)
         clip.host = (urlsplit(page.final_url).hostname or "")[:255]
         clip.title = title
         clip.summary = " ".join(text.split())[:SUMMARY_CHARS]

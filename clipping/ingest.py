@@ -46,6 +46,7 @@ from clipping.models import Clip, KeywordList, Match, SeenText
 from clipping.reasons import record_reasons
 from clipping.safetext import one_line
 from crawler.models import Page, PageVersion, Site
+from crawler.models.lessons import link_for_people
 from crawler.models.pages import ArticleArea, ArticleText
 
 if TYPE_CHECKING:
@@ -350,7 +351,7 @@ def _write_clip(
         defaults={
             "site_id": page.site_id,
             "page_id": page.id,
-            "url": page.url,
+            "url": link_for_people(page.url, page.site_id),
             "host": urlsplit(page.url).hostname or "",
             "title": one_line(area.title or article.title or summary, TITLE_LIMIT),
             "summary": summary,

@@ -50,11 +50,12 @@ class BadURL(ValueError):
     """A URL that cannot be canonicalised (no http(s) scheme, no host, bad port)."""
 
 
-def canonicalize(url: str) -> str:
+def canonicalize(url: str, irrelevant: frozenset[str] = frozenset()) -> str:
     """Return the one spelling of `url` the crawler stores: clean query, no fragment.
 
     1. Tracking and session parameters (utm_*, fbclid, gclid, jsessionid ...) and
-       ;jsessionid= path parameters go; credentials in the URL go too.
+       ;jsessionid= path parameters go, and so do the parameters a site's pages showed to be
+       `irrelevant` (lower-case names, `irrelevant_parameters`); credentials go too.
     2. w3lib sorts the query, normalises percent-escapes and the path, lower-cases and
        IDNA-encodes the host and drops the fragment.
     3. The default port and a trailing dot on the host go; an empty path becomes "/".
@@ -75,7 +76,9 @@ def canonicalize(url: str) -> str:
     netloc = host if port is None or port == DEFAULT_PORTS[scheme] else f"{host}:{port}"
     cleaned = urlunsplit((scheme, netloc, path or "/", parts.query, ""))
     dropped = [
-        name for name, _ in parse_qsl(parts.query, keep_blank_values=True) if _droppable(name)
+        name
+        for name, _ in parse_qsl(parts.query, keep_blank_values=True)
+        if _droppable(name) or name.lower() in irrelevant
     ]
     if dropped:
         cleaned = url_query_cleaner(cleaned, dropped, remove=True, unique=False)
@@ -89,6 +92,28 @@ def _droppable(name: str) -> bool:
         or lowered in SESSION_PARAMS
         or lowered.startswith(TRACKING_PREFIXES)
     )
+
+
+def irrelevant_parameters(url: str, canonical: str) -> frozenset[str]:
+    """Return the query parameters of `url` that its rel=canonical `canonical` leaves out.
+
+    The canonical must be the same path on the same origin, keep every other parameter with
+    its value, and leave out at least one: then the parameters it leaves out (a result's
+    `?ref=search-1-3`) do not change the page. Page numbers are never among them (a list's
+    later pages often name its first page by mistake); nor is anything when the canonical
+    changes or adds a value.
+    """
+    here, there = urlsplit(url), urlsplit(canonical)
+    if (here.scheme, here.netloc, here.path) != (there.scheme, there.netloc, there.path):
+        return frozenset()
+    ours = parse_qsl(here.query, keep_blank_values=True)
+    kept = parse_qsl(there.query, keep_blank_values=True)
+    if any(pair not in ours for pair in kept):
+        return frozenset()
+    names = frozenset(name.lower() for name, _ in ours) - {name.lower() for name, _ in kept}
+    if names & PAGE_PARAMS:
+        return frozenset()
+    return names
 
 
 def is_trap(url: str, depth: int, max_depth: int) -> str | None:

@@ -13,7 +13,8 @@ Two collections, linked from nowhere but their search results:
   "strikes"), reads quotes as characters (a quoted word matches nothing), answers 3
   results a page, and its further pages are POST forms with a "Next" button.
 
-The archive page also has a login form and a newsletter form: `WRITES` counts what is
+Result links carry where they were clicked (`?ref=search-2-3`); every story names its clean
+URL in rel=canonical. The archive page also has a login form and a newsletter form: `WRITES` counts what is
 posted to them (a crawler must never).
 """
 
@@ -68,7 +69,7 @@ ARCHIVE_PAGE = 4
 REPORTS_PAGE = 3
 REPORTS_PER_KEYWORD = 4
 WRITES: dict[str, int] = {"/account/login": 0, "/newsletter": 0}
-Layout = Callable[[str, str], str]  # the site's page around a title and a body
+Layout = Callable[..., str]  # the site's page around a title, a body (and its canonical URL)
 
 
 @dataclass(frozen=True)
@@ -201,7 +202,7 @@ def reports_search(all_words: str, phrase: str, section: str, after: str) -> lis
 # --- Pages ---------------------------------------------------------------------------------------
 
 
-Layout = Callable[[str, str], str]  # the site's page around a title and a body
+Layout = Callable[..., str]  # the site's page around a title, a body (and its canonical URL)
 
 
 def archive_home(layout: Layout) -> str:
@@ -227,9 +228,11 @@ def archive_results(query: str, page: int, layout: Layout) -> str:
     pages = (len(hits) + ARCHIVE_PAGE - 1) // ARCHIVE_PAGE
     page = min(max(page, 1), pages)
     chunk = hits[(page - 1) * ARCHIVE_PAGE : page * ARCHIVE_PAGE]
+    # Result links say where they were clicked (page and rank), as on many news sites.
     items = "".join(
-        f'<li><h3><a href="{s.url}">{escape(s.title)}</a></h3><p>{escape(s.paragraphs[0])}</p></li>'
-        for s in chunk
+        f'<li><h3><a href="{s.url}?ref=search-{page}-{rank}">{escape(s.title)}</a></h3>'
+        f"<p>{escape(s.paragraphs[0])}</p></li>"
+        for rank, s in enumerate(chunk, 1)
     )
     link = f"/archive/search?q={quote_plus(query)}&amp;page="
     pager = " ".join(
@@ -288,7 +291,7 @@ def reports_results(fields: dict[str, str], layout: Layout) -> str:
 def story_page(story: Story, layout: Layout) -> str:
     paragraphs = "".join(f"<p>{escape(p)}</p>" for p in story.paragraphs)
     body = f"<article><h1>{escape(story.title)}</h1><p class='byline'>{story.year}</p>{paragraphs}</article>"
-    return layout(story.title, body)
+    return layout(story.title, body, canonical=story.url)  # type: ignore[call-arg]
 
 
 def get(path: str, query: dict[str, list[str]], layout: Layout) -> tuple[int, str] | None:

@@ -1,5 +1,9 @@
 """A small demo news site on 127.0.0.1: sections, pagination, articles, search, a JS menu, RSS.
 
+The menu holds the plain sections; an inline script appends two more sections and the live
+desks (`demo.live`) after load. Search results link to articles with a tracking parameter
+(`?ref=search-1-3`); every article names its clean URL in rel=canonical.
+
 Like real sites it also has what a crawler must not spend its budget on: an events calendar
 (/events/?date=...) whose next-day and next-month links go on for ever, and print copies of
 every article (/article/<slug>/print/, linked with tracking parameters) that name the
@@ -27,15 +31,19 @@ from demo.content import SECTIONS, Article, build_articles, utcnow
 
 PAGE_SIZE = 4
 
+# The menu holds its plain sections; this inline script appends the others (two sections and
+# the live desks, which nothing else links to) once the page has loaded.
 MENU_JS = """\
 document.addEventListener("DOMContentLoaded", function () {
-  var menu = document.getElementById("more-menu");
-  var items = [["Science", "/section/science/"], ["Sports", "/section/sports/"]];
+  var menu = document.getElementById("main-menu");
+  var items = [["Science", "/section/science/"], ["Sports", "/section/sports/"],
+               ["Climate desk", "/live/climate/"], ["Markets live", "/live/markets/"]];
   items.forEach(function (item) {
-    var a = document.createElement("a");
+    var li = document.createElement("li"), a = document.createElement("a");
     a.href = item[1];
     a.textContent = item[0];
-    menu.appendChild(a);
+    li.appendChild(a);
+    menu.appendChild(li);
   });
 });
 """
@@ -69,10 +77,11 @@ def layout(title: str, body: str, canonical: str = "") -> str:
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)} | The Daily Demo</title>
 <link rel="alternate" type="application/rss+xml" title="The Daily Demo" href="/feed.xml">{f'<link rel="canonical" href="{canonical}">' if canonical else ""}
-<script src="/static/menu.js" defer></script><script src="/static/live.js" defer></script></head>
+</head>
 <body>
 <header><a href="/" class="logo">The Daily Demo</a>
-<nav class="main-menu"><ul><li><a href="/">Home</a></li>{nav}</ul><div id="more-menu" class="more"></div></nav>
+<nav class="main-menu"><ul id="main-menu"><li><a href="/">Home</a></li>{nav}</ul></nav>
+<script>{MENU_JS}</script>
 <form class="search" action="/search" method="get"><label for="q">Search</label>
 <input id="q" name="q" type="search" placeholder="Search articles"><button type="submit">Go</button></form>
 </header>
@@ -82,12 +91,15 @@ def layout(title: str, body: str, canonical: str = "") -> str:
 </body></html>"""
 
 
-def teaser_list(articles: list[Article]) -> str:
+def teaser_list(articles: list[Article], ref: str = "") -> str:
+    """Return a list of teasers; with `ref`, each link says where it was clicked
+    (`?ref=search-1-3`: the first result page's third result), as result pages do."""
     items = []
-    for a in articles:
+    for rank, a in enumerate(articles, 1):
+        url = f"{a.url}?ref={ref}-{rank}" if ref else a.url
         items.append(
-            f'<li class="teaser"><h3><a href="{a.url}">{escape(a.title)}</a></h3>'
-            f'<p class="summary">{escape(a.teaser[:140])}…</p><a class="more" href="{a.url}">Read more</a></li>'
+            f'<li class="teaser"><h3><a href="{url}">{escape(a.title)}</a></h3>'
+            f'<p class="summary">{escape(a.teaser[:140])}…</p><a class="more" href="{url}">Read more</a></li>'
         )
     return '<ul class="teasers">' + "".join(items) + "</ul>"
 
@@ -250,7 +262,8 @@ def search(request: Request) -> Answer:
                 f'<h1>Search</h1><p class="no-results">No articles match “{escape(q)}”.</p>',
             ),
         )
-    return 200, layout("Search", f"<h1>Results for “{escape(q)}”</h1>" + teaser_list(hits))
+    body = f"<h1>Results for “{escape(q)}”</h1>" + teaser_list(hits, ref="search-1")
+    return 200, layout("Search", body)
 
 
 def feed(request: Request) -> Answer:

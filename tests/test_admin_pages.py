@@ -175,6 +175,16 @@ def _run_render(user):
     )
 
 
+def _site_lesson(user):
+    from crawler.models import SiteLesson
+
+    run = _run(user)
+    return SiteLesson.objects.create(
+        site=run.site, run=run, kind=SiteLesson.Kind.PARAMETER, key="ref",
+        example="https://news.example.com/story/?ref=search-1-3",
+    )  # fmt: skip
+
+
 SAMPLES: dict[str, Sample] = {
     "auth.group": _group,
     "account.emailaddress": _email_address,
@@ -202,6 +212,7 @@ SAMPLES: dict[str, Sample] = {
     "crawler.proposedsite": _proposed_site,
     "crawler.runsearch": _run_search,
     "crawler.runrender": _run_render,
+    "crawler.sitelesson": _site_lesson,
 }
 
 REGISTERED = sorted(admin.site._registry.items(), key=lambda item: item[0]._meta.label_lower)

@@ -14,6 +14,7 @@ from django.utils.formats import date_format
 from django.utils.html import format_html, format_html_join
 from django.utils.timezone import localtime
 
+from crawler.admin.lessons import run_economy
 from crawler.admin.records import RecordAdmin
 from crawler.admin.xcrawl import SampleDocumentInline, SiteSearchInline
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
@@ -320,6 +321,7 @@ class CrawlRunAdmin(RecordAdmin):
             "fetches_spent",
             "learned_terms",
             "judged_shapes",
+            "economy",
             "stored_versions",
         ]
 
@@ -362,6 +364,10 @@ class CrawlRunAdmin(RecordAdmin):
             ("Canonicals on other websites (kept, no copies)", _elsewhere(learned)),
         ]
         return format_html_join("", "<div><b>{}</b>: {}</div>", rows)
+
+    @admin.display(description="Parameters learnt, shapes closed, pages rendered")
+    def economy(self, run: CrawlRun) -> str:
+        return run_economy(run)
 
     @admin.display(description="Harvest rate")
     def harvest(self, run: CrawlRun) -> str:

@@ -5,25 +5,19 @@ run calls `search_site` once, in the crawl thread, with the run's fetch backend;
 a page pass (`crawler.hiddenweb.pageforms`), calls it again for each page the crawl fetches
 that holds a search-like form not searched yet in the run (a listing, table or section page):
 
-1. The users' keywords (the site's topic's queries) become the LVS row "search"; without
-   any the pass ends before its first request. The stored row is for admins to read: the
-   run matches forms against its own topic's keywords, so runs of other sites with other
-   lists never swap them.
-2. Each seed page's forms are analysed (He et al.: the main search form is on the home
-   page for 99 of 100 sites), and so are the forms of the pages linked as searches
-   ("Archive", "Advanced search", /search/advanced), up to SEARCH_PAGES of them: an
-   archive and its advanced search have pages of their own; then the forms of every page the
-   crawl fetches that holds a search-like form (a text box, not refused), each form signature
-   once per run. Forms that change state are refused and recorded; the rest
-   get visual labels from Chromium when the DOM leaves an element unlabelled, teach their
-   finite domains to the LVS table, and are matched against it.
-3. Each submittable form is probed, then searched with the users' keywords as written,
-   at most Smax submissions, assignments never tried first, then the least recently tried
-   (`crawler.hiddenweb.session`); every search is recorded for admins (`RunSearch`).
-4. Result links enter the frontier one level below the form's page and are fetched and
-   analysed like any page, through the run loop's own handler when one is given.
-5. The pass sends nothing past its deadline (DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS from
-   the run's first pass): what it found and did not fetch waits in the frontier.
+1. The users' keywords (the topic's queries) become the LVS row "search" (for admins; a
+   run matches forms against its own topic's keywords); without any, nothing is sent.
+2. The forms of each seed page (He et al.: the home page's, for 99 of 100 sites), of the
+   pages linked as searches ("Archive", "Advanced search"; up to SEARCH_PAGES) and of every
+   page the crawl fetches with a search-like form (a text box, not refused) are analysed, each
+   signature once a run. Forms that change state are refused and recorded; the rest get visual
+   labels from Chromium where the DOM lacks them, teach their finite domains to the LVS table
+   and are matched against it.
+3. Each submittable form is probed, then searched with the users' keywords as written (at
+   most Smax, least recently tried first: `crawler.hiddenweb.session`), recorded (`RunSearch`);
+   in a run, a form searched before is searched by its change rate (`...hiddenweb.schedule`).
+4. Result links enter the frontier one level below the form's page, fetched like any page.
+5. Nothing is sent after DEEPWEB_TIME_SHARE of CRAWLER_RUN_SECONDS; the rest waits in the frontier.
 """
 
 from __future__ import annotations
@@ -42,6 +36,7 @@ from django.utils import timezone
 
 from crawler.conf import DeepWebSettings, crawler_settings, deepweb_settings
 from crawler.fetch.result import FetchResult
+from crawler.hiddenweb import schedule
 from crawler.hiddenweb.assignments import Plan, best_assignments, plan_form, template_for
 from crawler.hiddenweb.lvs import with_keywords
 from crawler.hiddenweb.requester import Call, Requester
@@ -90,6 +85,7 @@ class FormMemory:
     pages: int = 0  # fetched pages whose forms were searched (at most FORM_PAGES)
     tags: set[bytes] = field(default_factory=set)  # <form ...> tags already judged on pages
     deadline: float | None = None
+    keywords: frozenset[str] = frozenset()  # a run's users' keywords: searched by schedule
 
     def until(self, clock: Callable[[], float], settings: DeepWebSettings) -> float:
         """Return the run's deadline for form work: its time share from the first call."""
@@ -146,11 +142,9 @@ def search_site(
 ) -> HiddenWebReport:
     """Search the site's forms with every user's keywords; fetch and store what they find.
 
-    `call` runs a coroutine on the run's fetching loop; `handle(page, fetched)` stores a
-    result page (default `crawler.run.step.process`); `budget()` says how many more pages
-    the run may fetch; past `deadline` (a `clock()` value; default: DEEPWEB_TIME_SHARE of
-    CRAWLER_RUN_SECONDS from the `memory`'s first call) no request is sent. `pages` (URL ->
-    HTML the crawl fetched) are read instead of the seeds; `memory` carries a run's work.
+    `call` runs a coroutine on the run's fetching loop; `handle(page, fetched)` stores a result
+    page (default `step.process`); `budget()`: pages the run may still fetch; past `deadline` (a
+    `clock()` value; default: the time share from `memory`'s first call) nothing is sent.
     """
     settings = settings or deepweb_settings()
     if not settings.enabled:
@@ -160,6 +154,7 @@ def search_site(
     if not topic.queries:
         return HiddenWebReport(skipped="no keywords")
     memory = memory if memory is not None else FormMemory()
+    memory.keywords = frozenset(topic.queries) if run is not None else memory.keywords
     deadline = memory.until(clock, settings) if deadline is None else deadline
     requester = Requester(
         backend, call, needs_browser=site.needs_browser, deadline=deadline, clock=clock
@@ -177,6 +172,7 @@ def search_site(
     )
     try:
         report = runner.search(pages)
+        frontier.searches_quiet |= runner.revisited and not runner.searched_anew
         fetched = Page.objects.filter(site=site, last_fetched_at__isnull=False)
         known = set(fetched.filter(url__in=list(runner.results)).values_list("url", flat=True))
         record_searches(site, run, report.forms, known=known, canonical=frontier.canonical)
@@ -223,10 +219,7 @@ def search_pass(context: RunContext) -> HiddenWebReport:
 
 
 def search_now(site: Site, **options: object) -> HiddenWebReport:
-    """Run the hidden-web pass on its own, outside a crawl run (commands, benches, tests).
-
-    The fetching loop runs in this thread between database calls, which never overlap it.
-    """
+    """Run the hidden-web pass alone (commands, benches, tests), its loop in this thread."""
     loop = asyncio.new_event_loop()
     try:
         backend = loop.run_until_complete(open_backend(site))
@@ -275,6 +268,7 @@ class _FormWork:
         self.report = HiddenWebReport()
         self.done = memory.done  # fingerprints searched this run (a header form repeats)
         self.results: dict[str, int] = {}  # canonical result URL -> depth
+        self.revisited = self.searched_anew = False  # a form searched before; one in full
         # The site's search endpoints: their pages are searches, never results.
         self.endpoints: set[str] = set(
             SiteSearch.objects.filter(site=site)
@@ -364,6 +358,10 @@ class _FormWork:
         limit = self.settings.smax * CANDIDATES_PER_SUBMISSION
         candidates = best_assignments(plan, self.settings.ranking, limit)
         chosen = order_by_staleness(record, candidates)[: self.settings.smax]
+        self.revisited |= (revisit := schedule.is_revisit(record, chosen, self.memory.keywords))
+        if revisit and not schedule.search_due(record, self.site, self.now):
+            self.report.forms.append(schedule.left_alone(form, record))
+            return
         search = FormSearch(
             self.requester,
             self.settings,
@@ -376,7 +374,10 @@ class _FormWork:
         )
         if chosen:
             search.probe()
-        outcome = search.submit_all(chosen)
+        outcome = search.sentinel(schedule.sentinel_of(record, chosen)) if revisit else None
+        if outcome is None or schedule.brought_news(self.site, outcome, self.frontier.canonical):
+            self.searched_anew = True
+            outcome = search.submit_all(chosen)
         self.report.forms.append(outcome)
         for url in outcome.results:
             canonical = self.frontier.canonical(url)
@@ -457,10 +458,7 @@ def _follow(
     handle: Handle | None,
     budget: Callable[[], int] | None,
 ) -> int:
-    """Fetch and store result pages not fetched yet (or due again); return how many.
-
-    Already known, fresh pages are left to the crawl's revisit schedule.
-    """
+    """Fetch and store result pages not fetched yet or due again; return how many."""
     if not results:
         return 0
     now = timezone.now()
@@ -478,6 +476,8 @@ def _follow(
     for url in wanted:
         if (budget is not None and budget() <= 0) or requester.expired():
             break
+        if frontier.respelt(url) != url:  # a parameter learnt since: the crawl fetches it clean
+            continue
         frontier.take([url])
         page = pages[url]
         fetched = requester.call(

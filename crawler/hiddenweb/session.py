@@ -161,6 +161,14 @@ class FormSearch:
         self.outcome.style = self.forms.style.describe()
         return self.outcome
 
+    def sentinel(self, assignment: Assignment) -> FormOutcome:
+        """Search one assignment's keyword as written, and nothing else: a revisit's first
+        question to a form searched before (`crawler.hiddenweb.schedule`)."""
+        results = self._search_keyword(assignment)
+        self.outcome.results = list(dict.fromkeys([*self._results, *results]))
+        self.outcome.style = self.forms.style.describe()
+        return self.outcome
+
     def _bootstrap(self, assignments: list[Assignment]) -> None:
         """Search the names that recur on this run's result pages, within Smax."""
         limit = self.settings.entity_queries

@@ -3,7 +3,8 @@
 One module per concern; this package imports each so that Django sees every model of the app.
 """
 
-from crawler.models import hiddenweb, sitesearch, xcrawl  # noqa: F401  (their models belong to this app)
+from crawler.models import hiddenweb, lessons, sitesearch, xcrawl  # noqa: F401  (their models belong to this app)
+from crawler.models.lessons import SiteLesson
 from crawler.models.origins import SiteOrigin
 from crawler.models.pages import Link, Page, PageVersion
 from crawler.models.runs import RUN_COUNTERS, CrawlRun
@@ -16,6 +17,7 @@ __all__ = [
     "Page",
     "PageVersion",
     "Site",
+    "SiteLesson",
     "SiteOrigin",
     "SiteQuerySet",
     "_validate_http_url",

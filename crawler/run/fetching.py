@@ -31,7 +31,9 @@ class FetchBackend:
         self._own_fetcher = fetcher is None
         self._renderer = renderer
         self._own_renderer = renderer is None
-        self.renders = RenderMemory()  # this run's per-page render decisions
+        # This run's per-page render decisions; the crawl adds the shapes the site's earlier
+        # runs learnt to need the browser (`RenderMemory.shapes`).
+        self.renders = RenderMemory()
 
     async def fetch(self, url: str, *, etag: str = "", last_modified: str = "") -> FetchResult:
         """Fetch `url` with a conditional GET when validators are known."""
@@ -51,15 +53,32 @@ class FetchBackend:
             self._renderer = await open_renderer(self.fetcher.policy, reuse_contexts=True)
         return await self._renderer.render(url, self.rules, self.hosts, served=served)
 
-    def render_reason(self, fetched: FetchResult, *, needs_browser: bool, inline: bool) -> str:
+    def render_reason(
+        self, fetched: FetchResult, *, needs_browser: bool, inline: bool, probe: bool = True
+    ) -> str:
         """Return why a fetched page should be rendered now ("" when it need not be).
 
-        On a site that needs a browser each page is judged on its own (`RenderMemory`);
-        elsewhere only script shells are rendered, and only when rendering `inline`.
+        On a site that needs a browser each page is judged on its own (`RenderMemory.decide`);
+        elsewhere script shells are rendered when rendering `inline`, and, when `probe`,
+        pages whose scripts may add links, within the run's budget (`RenderMemory.probe`).
         """
         if needs_browser:
             return self.renders.decide(fetched.body)
-        return "script shell" if inline and looks_like_script_shell(fetched.body) else ""
+        if (
+            inline
+            and looks_like_script_shell(fetched.body)
+            and not self.renders.repeated_script(fetched.body)
+        ):
+            return self.renders.note(fetched.final_url or fetched.url, "script shell")
+        if probe:
+            return self.renders.probe(fetched.final_url or fetched.url, fetched.body)
+        return ""
+
+    def rendered(self, served: FetchResult, rendered: FetchResult) -> None:
+        """Compare a probed page's DOM after load with its served HTML (`RenderMemory.compare`)."""
+        url = served.final_url or served.url
+        if url in self.renders.reasons:
+            self.renders.compare(url, served.body, rendered.body)
 
     async def sitemaps(self, url: str) -> list[str]:
         """Return the sitemap URLs robots.txt lists for `url`'s origin."""

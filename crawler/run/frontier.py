@@ -12,7 +12,9 @@ takes URLs in three bands:
 Trap protection happens on the way in (`refusal`): off-site hosts, the site's exclude
 patterns, links to images and other files that are no HTML page, the depth limit, the
 URL-shape checks of `crawler.canonical` (length, repeated segments), and the shapes this run
-found to be traps or copies (`crawler.run.shapes`).
+or an earlier one found to be traps or copies (`crawler.run.shapes`, `crawler.run.lessons`).
+Parameters learnt to change nothing are dropped from URLs (`canonical`); a stored URL spelt
+with one is not handed out again (`_pick`): its clean spelling is stored in its place.
 
 Depth: a link is one step deeper than the page holding it, except a link to another page of
 the same paginated list (`crawler.canonical.is_pager_link`): the pages of a list are one hub,
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
@@ -33,8 +36,9 @@ from django.utils import timezone
 from crawler import canonical as urltools
 from crawler.models import Page, Site
 from crawler.models.pages import PageQuerySet
-from crawler.run.newpages import ROLE_ORDER, NewQueue, Row
-from crawler.run.shapes import ShapeWatch
+from crawler.run.lessons import Lessons, searched_before
+from crawler.run.newpages import ROLE_ORDER, NewQueue, Row, windows
+from crawler.sitesearch.template import looks_like_search
 from crawler.store import held
 
 
@@ -62,7 +66,9 @@ class Frontier:
         # Production origins of the site -> the origin it is served under (learnt from the
         # seed's rel=canonical or the sitemap), so their URLs are crawled here.
         self.aliases: dict[str, str] = {}
-        self.shapes = ShapeWatch()
+        self.lessons = Lessons.of(site.pk)  # what the site's pages taught (`crawler.run.lessons`)
+        self.shapes = self.lessons.shape_watch()
+        self.searches_quiet = False  # set when the site's searches found nothing new to ask
         self._canonical: dict[str, str] = {}  # url as found -> canonical (see `canonical`)
         self._judged: dict[str, tuple[str | None, str | None]] = {}  # see `refusal`
         # The first never-fetched pages in breadth-first order, read a window at a time
@@ -80,7 +86,7 @@ class Frontier:
         """
         found = self._canonical.get(url)
         if found is None:
-            found = urltools.mapped(urltools.canonicalize(url), self.aliases)
+            found = urltools.mapped(self.lessons.canonicalize(url), self.aliases)
             if len(self._canonical) >= _CANONICAL_KEPT:
                 self._canonical.clear()  # only time is lost
             self._canonical[url] = found
@@ -92,6 +98,14 @@ class Frontier:
             return False
         self.aliases[production] = served
         self._canonical.clear()  # URLs of the production origin now map elsewhere
+        return True
+
+    def learn_parameters(self, url: str, declared: str) -> bool:
+        """Learn from a page at `url` naming `declared` in rel=canonical which parameters
+        change nothing (`Lessons.learn_parameters`); True if it taught one."""
+        if not self.lessons.learn_parameters(url, declared):
+            return False
+        self._canonical.clear()  # URLs with these parameters now have another spelling
         return True
 
     def refusal(self, url: str, depth: int = 0) -> str | None:
@@ -110,6 +124,8 @@ class Frontier:
             return scope
         if depth > self.site.max_depth:
             return "depth"
+        if self.searches_quiet and looks_like_search(url):
+            return "search not due"
         return trap or self.shapes.refusal(url)
 
     def in_scope(self, url: str) -> bool:
@@ -293,7 +309,8 @@ class Frontier:
             self._absent.update(u for u in chunk if u not in self._known)
 
     def seed(self, now: datetime | None = None) -> dict[str, int]:
-        """Store the site's seeds (root URL and extra seeds) and its /sitemap.xml."""
+        """Store the seeds and /sitemap.xml; take the searches asked before (`searched_before`)."""
+        self.take(searched_before(self.site.id, now or timezone.now()))
         seeds = [self.canonical(u) for u in self.site.seeds()]
         ids = self.add(seeds, depth=0, role=Page.Role.SEED, now=now)
         root = urlsplit(seeds[0])
@@ -396,16 +413,7 @@ class Frontier:
 
     def _windows(self, pages: QuerySet[Page], limit: int) -> Iterator[Row]:
         """Yield the rows of a query, read a window at a time as they are needed."""
-        offset = 0
-        window = max(limit * 2, 64)
-        while True:
-            rows = list(
-                pages.values_list("id", "url", "depth", "last_fetched_at")[offset : offset + window]
-            )
-            if not rows:
-                return
-            offset += window
-            yield from rows
+        return windows(pages.values_list("id", "url", "depth", "last_fetched_at"), limit)
 
     def _new_rows(self) -> Iterator[Row]:
         """Yield the never-fetched pages in breadth-first order, from the queue, refilled from
@@ -429,42 +437,59 @@ class Frontier:
             return []
         picked: list[str] = []
         refused: list[int] = []
+        renamed: dict[str, int] = {}  # clean spelling -> depth, for URLs with a learnt parameter
         for page_id, url, depth, fetched_at in rows:
             if url in self.taken or url in picked:
                 continue
-            if self.shapes.unproven(url) and self._probing(url, picked):
+            if fetched_at is not None and looks_like_search(url):
+                refused.append(page_id)  # asked again by its search's schedule, not revisited
+                continue
+            if (clean := self.respelt(url)) != url:
+                self.take([url])  # its clean spelling is fetched instead, never this one
+                refused.append(page_id)
+                if clean:
+                    renamed[clean] = min(depth, renamed.get(clean, depth))
+                continue
+            if self.shapes.unproven(url) and self.shapes.probing(url, [*picked, *self.in_flight]):
                 continue  # one page of a new shape first: it may be a trap or a copy
             if self.refusal(url, depth if fetched_at is None else 0) is not None:
-                # The admin narrowed the scope since discovery: forget never-fetched URLs.
-                if fetched_at is None:
-                    refused.append(page_id)
+                # The admin narrowed the scope since discovery, or the shape was closed:
+                # forget never-fetched URLs, and do not revisit fetched ones.
+                refused.append(page_id)
                 continue
             picked.append(url)
             if len(picked) >= limit:
                 break
         if refused:
-            Page.objects.filter(id__in=refused, last_fetched_at__isnull=True).delete()
-            self._known = {u: k for u, k in self._known.items() if k[0] not in refused}
-            self._created = {u: p for u, p in self._created.items() if p.pk not in refused}
-            self._new.drop(refused)
+            self._forget(refused)
+        for clean, depth in renamed.items():
+            self.add([clean], depth=depth)
         return picked
 
-    def _probing(self, url: str, picked: list[str]) -> bool:
-        """Tell whether a URL of the same, never fetched, shape is picked or in flight."""
-        shape = urltools.url_shape(url)
-        return any(urltools.url_shape(other) == shape for other in [*picked, *self.in_flight])
+    def respelt(self, url: str) -> str:
+        """Return a stored URL without the parameters learnt irrelevant ("" if it cannot be)."""
+        if not self.lessons.holds_irrelevant(url):
+            return url
+        with suppress(urltools.BadURL):
+            return self.canonical(url)
+        return ""
+
+    def _forget(self, refused: list[int]) -> None:
+        """Delete never-fetched pages now refused; keep fetched ones from being due again."""
+        Page.objects.filter(id__in=refused, last_fetched_at__isnull=True).delete()
+        Page.objects.filter(id__in=refused, next_visit_at__isnull=False).update(next_visit_at=None)
+        self._known = {u: k for u, k in self._known.items() if k[0] not in refused}
+        self._created = {u: p for u, p in self._created.items() if p.pk not in refused}
+        self._new.drop(refused)
 
     def pending(self, now: datetime | None = None) -> int:
         """Count URLs still waiting in the frontier: never fetched, or due."""
-        now = now or timezone.now()
-        return int(
-            self._pages()
-            .filter(Q(last_fetched_at__isnull=True) | Q(next_visit_at__lte=now))
-            .count()
-        )
+        due = Q(last_fetched_at__isnull=True) | Q(next_visit_at__lte=now or timezone.now())
+        return int(self._pages().filter(due).count())
 
 
 HUBS, NEW, DUE = "hubs", "new", "due"
+
 _HUBS_QUIET = timedelta(seconds=1)  # how long an empty hub band is not asked again
 _OUT_OF_SCOPE = frozenset({"scheme", "off-site", "excluded", "not_html"})  # see `_judge`
 _CANONICAL_KEPT = 50_000  # URLs whose canonical form a run remembers

@@ -53,7 +53,7 @@ from crawler.conf import crawler_settings
 from crawler.extract.page import Ahead, analyse_ahead
 from crawler.fetch.result import FetchResult
 from crawler.models import CrawlRun, Page, PageVersion, Site
-from crawler.run import step
+from crawler.run import lessons, step
 from crawler.run.claims import beat, finish_run, start_run
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
@@ -218,11 +218,12 @@ class RunLoop:
         # The pages stored go to the batch handlers a heartbeat's worth at a time.
         with hooks.gathering(), step.commits_relaxed(), _prompt_threads(), LoopThread() as loop:
             fetcher = backend or loop.call(open_backend(self.site))
+            fetcher.renders.shapes |= self.frontier.lessons.rendered
             try:
                 return self._crawl(loop, fetcher, budget)
             finally:
                 self.strategy.close()
-                self._record_learned()
+                self._record_learned(fetcher.renders.learnt)
                 self._beat(force=True)
                 if backend is None:
                     loop.call(fetcher.aclose())
@@ -343,7 +344,8 @@ class RunLoop:
         first = self.teasers.next(limit)
         if first:
             known = self.frontier.pages(first)  # a link the frontier refused is not fetched
-            first = [u for u in first if u in known and known[u].last_fetched_at is None]
+            fresh = [u for u in first if u in known and known[u].last_fetched_at is None]
+            first = [u for u in fresh if self.frontier.respelt(u) == u]
             self.frontier.take(first)
             if len(first) >= limit:
                 return [known[url] for url in first]
@@ -360,6 +362,7 @@ class RunLoop:
     def _pages(self, urls: list[str]) -> list[Page]:
         if not urls:
             return []
+        urls = lessons.respelt_offer(self.frontier, urls)  # parameters learnt since offered
         self.frontier.take(urls)
         pages = self.frontier.pages(urls)
         unknown = [u for u in urls if u not in pages]
@@ -416,14 +419,17 @@ class RunLoop:
         if batch is None:  # else after the batch's commit (its versions handed on then)
             self._beat()
 
-    def _record_learned(self) -> None:
-        """Keep what the run learnt (terms, trap and copy shapes, aliases) on its record."""
+    def _record_learned(self, rendered: dict[str, str]) -> None:
+        """Keep what the run learnt (terms, trap and copy shapes, aliases, parameters to drop,
+        shapes to render) on its record, and as the site's lessons for later runs."""
         searches = self.strategy.search_fetches() - self.run.search_fetches
         if searches > 0:
             self.pending["search_fetches"] += searches
+        judged = self.frontier.shapes.judged()
         learned = {
             **self.strategy.learned(),
-            **self.frontier.shapes.judged(),
+            **judged,
+            **lessons.keep(self.run, self.frontier.lessons, judged, rendered),
             "host_aliases": dict(sorted(self.frontier.aliases.items())),
             "explored": self.explored,
         }

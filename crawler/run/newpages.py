@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
@@ -95,3 +96,15 @@ class NewQueue:
         self.rows = [self.rows[at] for at in kept]
         self.keys = [self.keys[at] for at in kept]
         self.pages = {url: page for url, page in self.pages.items() if page.id not in gone}
+
+
+def windows(rows: QuerySet[Any], limit: int) -> Iterator[Row]:
+    """Yield the rows of a query, read a window at a time as they are needed."""
+    offset = 0
+    window = max(limit * 2, 64)
+    while True:
+        found = list(rows[offset : offset + window])
+        if not found:
+            return
+        offset += window
+        yield from found

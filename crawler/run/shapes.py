@@ -21,6 +21,10 @@ catch what a URL alone gives away; these judgements catch what only the answers 
    recorded for the run (`elsewhere`), and nothing is refused for them.
 3. Suspect shapes (with a query, or a view of a page) are probed with one page before
    more of them are handed out (`unproven`).
+
+A shape judged a trap or a copy stays closed for every later run and watch of the site: the
+run keeps its verdicts (`crawler.models.SiteLesson`), and the next run starts with them
+(`closed_traps`, `closed_copies`) until an admin reopens one.
 """
 
 from __future__ import annotations
@@ -57,8 +61,13 @@ class ShapeRecord:
 class ShapeWatch:
     """Per-run judgements of URL shapes, consulted by the frontier before every fetch."""
 
-    def __init__(self) -> None:
+    def __init__(
+        self, *, closed_traps: Iterable[str] = (), closed_copies: Iterable[str] = ()
+    ) -> None:
         self.shapes: dict[str, ShapeRecord] = {}
+        # Shapes earlier runs closed: never fetched, and not judged again in this run.
+        self.closed: dict[str, str] = {shape: "duplicate" for shape in closed_copies}
+        self.closed |= {shape: "trap" for shape in closed_traps}
         self.seen: set[str] = set()  # link targets seen on fetched pages in this run
         self.trap_fetches = 0
         self.duplicate_fetches = 0
@@ -79,13 +88,21 @@ class ShapeWatch:
         page (/print/, /amp/). The run fetches one page of such a shape before the others.
         """
         shape = url_shape(url)
-        if shape in self.shapes:
+        if shape in self.shapes or shape in self.closed:
             return False
         return "?" in shape or shape.rstrip("/").rsplit("/", 1)[-1] in VIEW_SEGMENTS
 
+    def probing(self, url: str, others: Iterable[str]) -> bool:
+        """Tell whether a URL of the same, never fetched, shape is among `others`."""
+        shape = url_shape(url)
+        return any(url_shape(other) == shape for other in others)
+
     def refusal(self, url: str) -> str | None:
         """Return "trap" or "duplicate" when the URL's shape was judged one, else None."""
-        record = self.shapes.get(url_shape(url))
+        shape = url_shape(url)
+        if shape in self.closed:
+            return self.closed[shape]
+        record = self.shapes.get(shape)
         if record is None:
             return None
         if record.trap:

@@ -27,8 +27,10 @@ from crawler.fetch.result import ErrorKind, FetchError, FetchResult
 from crawler.fetch.words import is_miss
 from crawler.models import CrawlRun, Link, Page, PageVersion
 from crawler.models.hiddenweb import RunRender
+from crawler.render.host import BrowserError
 from crawler.run.fetching import FetchBackend, is_html, looks_like_script_shell
 from crawler.run.frontier import Frontier
+from crawler.run.lessons import declares_itself
 from crawler.store import held
 from crawler.store import pages as storage
 from crawler.store.held import HeldBatch
@@ -71,11 +73,20 @@ async def fetch_page(
     if not fetched.succeeded or not is_html(fetched):
         return fetched
     inline = render_shells == "inline"
-    reason = backend.render_reason(fetched, needs_browser=needs_browser, inline=inline)
+    reason = backend.render_reason(
+        fetched, needs_browser=needs_browser, inline=inline, probe=render_shells != "off"
+    )
     if reason:
-        rendered = await backend.render(fetched.final_url, served=fetched)
+        try:
+            rendered = await backend.render(fetched.final_url, served=fetched)
+        except BrowserError as exc:
+            if needs_browser:
+                raise  # the site cannot be read without it: the run fails and says why
+            logger.warning("No browser for %s (%s); keeping the HTML as served.", url, exc)
+            return fetched
         rendered.render_notes["reason"] = reason
         if rendered.succeeded:
+            backend.rendered(fetched, rendered)
             rendered.etag, rendered.last_modified = fetched.etag, fetched.last_modified
             rendered.source_hash = storage.content_hash(fetched.body)
             return rendered
@@ -183,11 +194,17 @@ def _process(
                 page, result, FetchError(ErrorKind.HTTP, f"HTTP {result.status}"), now=now
             )
     target = _follow_redirect(frontier, page, result, batch, now=now)
+    repeated = False
+    if target is not None:
+        target, repeated = _under_clean_url(frontier, target, result, batch, now=now)
     if target is None:
         return Processed(
             _observation(page, result, error=LEFT_THE_CRAWL), {"fetched": 1, "errors": 1}
         )
-    return _answered(frontier, run, target, result, render_shells, ahead, batch, now=now)
+    processed = _answered(frontier, run, target, result, render_shells, ahead, batch, now=now)
+    if repeated:
+        processed.counts["duplicate_fetches"] = processed.counts.get("duplicate_fetches", 0) + 1
+    return processed
 
 
 def _failed(page: Page, result: FetchResult, error: FetchError, *, now: datetime) -> Processed:
@@ -391,6 +408,33 @@ def _left_to_render(result: FetchResult, render_shells: str) -> bool:
     )
 
 
+def _under_clean_url(
+    frontier: Frontier, page: Page, result: FetchResult, batch: HeldBatch, *, now: datetime
+) -> tuple[Page | None, bool]:
+    """Return the page an answer belongs to once the site's irrelevant parameters are
+    dropped, and whether this run had fetched that page already (a duplicate fetch).
+
+    A page whose rel=canonical names its own URL without some parameters is stored under
+    that URL, as a redirect would be, and teaches the frontier to drop them
+    (`Frontier.learn_parameters`); so is an answer for a URL spelt with a parameter learnt so.
+    """
+    clean = frontier.respelt(page.url) or page.url
+    if result.succeeded and result.body_kind == "html":
+        raw = declared_canonical(result.body, result.final_url or result.url)
+        try:
+            declared = frontier.canonical(raw) if raw else None
+        except BadURL:
+            declared = None
+        if declared is not None and frontier.learn_parameters(page.url, declared):
+            clean = frontier.respelt(page.url) or page.url
+        if declared is not None and declared != clean and declares_itself(page.url, declared):
+            clean = declared
+    if clean == page.url:
+        return page, False
+    repeated = clean in frontier.taken
+    return _store_under(frontier, page, clean, result, batch, now=now), repeated
+
+
 def _follow_redirect(
     frontier: Frontier, page: Page, result: FetchResult, batch: HeldBatch, *, now: datetime
 ) -> Page | None:
@@ -400,6 +444,19 @@ def _follow_redirect(
     target_url = frontier.canonical(result.final_url)
     if target_url == page.url:
         return page
+    return _store_under(frontier, page, target_url, result, batch, now=now)
+
+
+def _store_under(
+    frontier: Frontier,
+    page: Page,
+    target_url: str,
+    result: FetchResult,
+    batch: HeldBatch,
+    *,
+    now: datetime,
+) -> Page | None:
+    """Return the page at `target_url` that `page`'s answer is stored under (None if refused)."""
     ids = frontier.add([target_url], depth=page.depth, role=page.role, now=now, batch=batch)
     if target_url not in ids:
         outside = FetchError(ErrorKind.REDIRECTS, f"to {target_url}, outside the crawl")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypeVar
@@ -38,6 +38,7 @@ from crawler.run import step
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
 from crawler.run.loop import LoopThread
+from crawler.sitesearch.template import looks_like_search
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ def watch(site: Site | int) -> WatchResult:
             backend.fetcher.robots_cache = _robots_cache(backend)
             try:
                 due = Page.objects.filter(site=site).hubs_due(started).select_related("site")
-                hubs = list(due[:WATCH_HUBS])
+                hubs = _open_hubs(frontier, due[: WATCH_HUBS * 2])[:WATCH_HUBS]
                 frontier.take(page.url for page in hubs)
                 result.hubs = len(hubs)
                 for page, fetched in zip(
@@ -105,6 +106,19 @@ def _robots_cache(backend: FetchBackend) -> RobotsCache:
     if key not in _ROBOTS:
         _ROBOTS[key] = RobotsCache(*key)
     return _ROBOTS[key]
+
+
+def _open_hubs(frontier: Frontier, pages: Iterable[Page]) -> list[Page]:
+    """Return the hubs a watch may ask: none of a shape closed as a trap or a copy, none
+    spelt with a parameter learnt to change nothing, no search result page (asked again by
+    its search's own schedule)."""
+    return [
+        page
+        for page in pages
+        if frontier.refusal(page.url) is None
+        and frontier.respelt(page.url) == page.url
+        and not looks_like_search(page.url)
+    ]
 
 
 def schedule_next_watch(site: Site) -> None:

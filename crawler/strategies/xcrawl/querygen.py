@@ -6,7 +6,9 @@
    so the most common token weighs 1 and a token nobody has weighs 0.
 3. The two weights are combined by their harmonic mean and the tokens sorted by it.
 4. Queries are built from the middle of that list outwards (neither the rarest nor the
-   commonest tokens first), every combination up to the maximum length, longest first.
+   commonest tokens first), every combination up to the maximum length, longest first;
+   only tokens of one group are combined (the words of one user's keyword; the sample
+   documents' words are one group): unrelated people's keywords never share a query.
 5. Generation stops after `max_iterations` queries in a row that found no new authority.
 
 `QueryPlanner` holds that state so a caller can run the queries one at a time (a crawl run
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import combinations
 
@@ -38,6 +40,9 @@ class Token:
     stem: str
     tfidf: float = 1.0
     search_weight: float | None = None  # None until its hit count is known
+    # What the token belongs to: one user's keyword, or "" (the samples' words); only tokens
+    # of one group are combined in a query.
+    group: str = ""
 
     @property
     def combined(self) -> float:
@@ -116,10 +121,11 @@ def topic_tokens(topic: Topic, samples: Sequence[str], *, limit: int = 50) -> li
     sampled = get_tokens(samples, topic.language, limit=limit)
     by_stem = {token.stem: token for token in sampled}
     written = written_forms(topic.queries, topic.language)
+    groups = keyword_groups(topic.queries, topic.language)
     tokens = [
-        Token(written[stem], stem)
+        Token(written[stem], stem, group=groups.get(stem, ""))
         if stem in written
-        else replace(by_stem.get(stem, Token(stem, stem)), tfidf=1.0)
+        else replace(by_stem.get(stem, Token(stem, stem)), tfidf=1.0, group=groups.get(stem, ""))
         for stem in topic.terms
     ]
     known = {token.stem for token in tokens}
@@ -128,9 +134,19 @@ def topic_tokens(topic: Topic, samples: Sequence[str], *, limit: int = 50) -> li
         stem = " ".join(stems(words, topic.language))
         if len(words) > 1 and stem not in known:
             known.add(stem)
-            tokens.append(Token(" ".join(words), stem))
+            tokens.append(Token(" ".join(words), stem, group=query.strip().lower()))
     tokens += [token for token in sampled if token.stem not in known]
     return tokens[: max(limit, len(topic.terms))]
+
+
+def keyword_groups(queries: Iterable[str], language: str = "en") -> dict[str, str]:
+    """Return stem -> the one keyword it belongs to (a group of its own when several share it)."""
+    found: dict[str, str] = {}
+    for query in queries:
+        for stem in stems(tokenize(query), language):
+            group = query.strip().lower()
+            found[stem] = group if found.setdefault(stem, group) == group else f"\x00{stem}"
+    return found
 
 
 def written_forms(queries: Iterable[str], language: str = "en") -> dict[str, str]:
@@ -171,17 +187,26 @@ def middle_out(items: Sequence[str]) -> list[str]:
     return order
 
 
-def query_combinations(order: Sequence[str], max_length: int = 3) -> Iterator[tuple[str, ...]]:
+def query_combinations(
+    order: Sequence[str], max_length: int = 3, groups: Mapping[str, str] | None = None
+) -> Iterator[tuple[str, ...]]:
     """Yield every combination of tokens up to `max_length`, longest first, centre first.
 
     Within one length, a combination using the k-th token of `order` comes only after all
     combinations of the first k - 1 tokens, so the central tokens are tried together first.
+    With `groups` (token -> group), only tokens of one group are combined.
     """
     longest = min(max_length, len(order))
     for size in range(longest, 0, -1):
         for last in range(size - 1, len(order)):
             for rest in combinations(range(last), size - 1):
-                yield tuple(order[index] for index in (*rest, last))
+                combination = tuple(order[index] for index in (*rest, last))
+                if size == 1 or groups is None or _one_group(combination, groups):
+                    yield combination
+
+
+def _one_group(tokens: Sequence[str], groups: Mapping[str, str]) -> bool:
+    return len({groups.get(token, "") for token in tokens}) == 1
 
 
 @dataclass(frozen=True)
@@ -236,7 +261,8 @@ class QueryPlanner:
         if self._measuring:
             return None  # the order depends on hit counts still outstanding
         if self._combinations is None:
-            self._combinations = query_combinations(self.order(), self.max_length)
+            groups = {text: token.group for text, token in self.tokens.items()}
+            self._combinations = query_combinations(self.order(), self.max_length, groups)
         combination = next(self._combinations, None)
         if combination is None:
             self.misses = self.max_iterations

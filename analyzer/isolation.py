@@ -36,10 +36,13 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from analyzer.errors import AnalyzerError
 from analyzer.model import PageAnalysis
+
+if TYPE_CHECKING:
+    from analyzer.kind import Averages
 
 MIB = 1024 * 1024
 _HEADER = struct.Struct("!Q")
@@ -94,6 +97,7 @@ class Isolated:
         *,
         reader: Reader | None = None,
         declared_encoding: str | None = None,
+        averages: Averages | None = None,
     ) -> tuple[PageAnalysis, Any]:
         """Return analyze(html, url) and what `reader` read of the page, both computed in the
         child (None without a reader, or when it raised); raise AnalyzerError as analyze does."""
@@ -101,7 +105,7 @@ class Isolated:
             child = self._ready_child()
             assert child.stdin is not None and child.stdout is not None
             try:
-                _send(child.stdin, (html, url, declared_encoding, reader))
+                _send(child.stdin, (html, url, declared_encoding, reader, averages))
                 answer = _receive(child.stdout, self.seconds or None)
             except TimeoutError:
                 self.close()
@@ -207,13 +211,14 @@ class Pool:
         *,
         reader: Reader | None = None,
         declared_encoding: str | None = None,
+        averages: Averages | None = None,
     ) -> tuple[PageAnalysis, Any]:
         """Return the analysis and the reading of a page, from one of the children (see
         Isolated.analyze_and_read)."""
         isolated = self._take()
         try:
             return isolated.analyze_and_read(
-                html, url, reader=reader, declared_encoding=declared_encoding
+                html, url, reader=reader, declared_encoding=declared_encoding, averages=averages
             )
         finally:
             with self._free:
@@ -271,23 +276,28 @@ def analyze_and_read_isolated(
     *,
     reader: Reader | None = None,
     declared_encoding: str | None = None,
+    averages: Averages | None = None,
     memory_bytes: int,
     seconds: float,
     processes: int = 1,
 ) -> tuple[PageAnalysis, Any]:
     """Analyse one page as `analyze_isolated` does, and read it with `reader` in the same
-    process; return the analysis and the reading (None without a reader, or if it raised)."""
+    process; return the analysis and the reading (None without a reader, or if it raised).
+    `averages`: the page averages the page's kind is weighed against (plain values, sent to
+    the analysing process with the page)."""
     if not memory_bytes and not seconds:
         from analyzer.pipeline import analyze
 
-        analysis = analyze(html, url, declared_encoding=declared_encoding)
+        analysis = analyze(html, url, declared_encoding=declared_encoding, averages=averages)
         return analysis, _read_page(reader, html, url, analysis)
     with _shared_lock:
         pool = _shared.get((memory_bytes, seconds))
         if pool is None:
             pool = _shared[(memory_bytes, seconds)] = Pool(memory_bytes, seconds, processes)
         pool.size = max(pool.size, processes)
-    return pool.analyze_and_read(html, url, reader=reader, declared_encoding=declared_encoding)
+    return pool.analyze_and_read(
+        html, url, reader=reader, declared_encoding=declared_encoding, averages=averages
+    )
 
 
 def _read_page(reader: Reader | None, html: str | bytes, url: str | None, analysis: Any) -> Any:
@@ -352,11 +362,11 @@ def serve(memory_bytes: int) -> None:
     _send(stdout, _READY)
     while True:
         try:
-            html, url, declared_encoding, reader = _receive(stdin, None)
+            html, url, declared_encoding, reader, averages = _receive(stdin, None)
         except EOFError:
             return
         try:
-            analysis = analyze(html, url, declared_encoding=declared_encoding)
+            analysis = analyze(html, url, declared_encoding=declared_encoding, averages=averages)
             answer: tuple[Any, ...] = ("ok", analysis, _read_page(reader, html, url, analysis))
             data = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
         except MemoryError:

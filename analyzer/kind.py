@@ -16,6 +16,10 @@ aside they keep next to no article prose (the demo site's and the tests' front p
 none), and their links outweigh their text about four to one. With these anchors all 60
 dev articles, every article of the demo site (three short paragraphs each) and the test
 articles score 0.54 or more; the demo and test front pages about 0.2.
+
+These values are only the prior: as in the paper, a crawl weighs each page against running
+averages of the pages its site has had classified (`Averages.learnt`, kept per site by
+`crawler.run.averages`), and `analyze(..., averages=...)` takes them.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ TEXT_WEIGHT = 0.75
 
 
 PRIOR_PAGES = 20  # pages of each kind the dev-set averages count for in learnt averages
+MIN_LTR = 0.01  # a page of links only: its LTR counts as this in a geometric mean
 
 
 @dataclass(frozen=True)
@@ -55,19 +60,47 @@ class Averages:
             n = self.info_pages
             return replace(
                 self,
-                info_text=_mean(self.info_text, prose, n),
-                info_ltr=_mean(self.info_ltr, ltr, n),
+                info_text=_mean(self.info_text, max(prose, 1), n),
+                info_ltr=_mean(self.info_ltr, max(ltr, MIN_LTR), n),
                 info_pages=n + 1,
             )
         n = self.hub_pages
         return replace(
             self,
-            hub_text=_mean(self.hub_text, prose, n),
-            hub_ltr=_mean(self.hub_ltr, ltr, n),
+            hub_text=_mean(self.hub_text, max(prose, 1), n),
+            hub_ltr=_mean(self.hub_ltr, max(ltr, MIN_LTR), n),
             hub_pages=n + 1,
         )
 
+    def to_data(self) -> dict[str, float]:
+        """Return the averages as JSON-ready numbers (`from_data` reads them back)."""
+        return {name: round(getattr(self, name), 4) for name in _FIELDS}
 
+    @classmethod
+    def from_data(cls, data: object) -> Averages:
+        """Return the averages `to_data` wrote; the dev-set values for anything else (a
+        missing, damaged or hand-edited record must not skew a site's page kinds)."""
+        if not isinstance(data, dict):
+            return cls()
+        values: dict[str, float] = {}
+        for name, kind in _FIELDS.items():
+            value = data.get(name)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return cls()
+            if not math.isfinite(value) or value < (PRIOR_PAGES if kind is int else MIN_LTR):
+                return cls()
+            values[name] = kind(value)
+        return cls(**values)  # type: ignore[arg-type]
+
+
+_FIELDS = {
+    "info_text": float,
+    "hub_text": float,
+    "info_ltr": float,
+    "hub_ltr": float,
+    "info_pages": int,
+    "hub_pages": int,
+}
 DEV_AVERAGES = Averages()
 
 
@@ -109,7 +142,7 @@ def kind_of(
 
 def _mean(average: float, value: float, count: int) -> float:
     """Return the geometric mean of `count` values averaging `average` and one more value."""
-    return math.exp((math.log(average) * count + math.log(max(value, 1.0))) / (count + 1))
+    return math.exp((math.log(average) * count + math.log(value)) / (count + 1))
 
 
 def _position(value: float, low: float, high: float) -> float:

@@ -181,6 +181,8 @@ class PageAnalysis:
     thresholds: Thresholds = field(default_factory=lambda: Thresholds(0.0, 0.0))
     published: tuple[datetime, ...] = ()
     """For an article: the publication times it declares, most trusted first (UTC)."""
+    measures: tuple[int, float] | None = None
+    """The page's article prose (characters) and LTR the kind was weighed by; None when empty."""
 
     def to_dict(self) -> dict[str, Any]:
         """Return the whole analysis as JSON-ready data."""

@@ -19,7 +19,7 @@ from analyzer.areas import (
 from analyzer.content import Content, find_content
 from analyzer.encoding import clean, decode, printable
 from analyzer.errors import NotHTMLError, PageTooLargeError
-from analyzer.kind import page_kind
+from analyzer.kind import Averages, page_kind, page_measures
 from analyzer.links import CONTEXT_CHARS, Resolver
 from analyzer.model import (
     AreaKind,
@@ -74,19 +74,31 @@ class Run:
 
 
 def analyze(
-    html: str | bytes, url: str | None = None, *, declared_encoding: str | None = None
+    html: str | bytes,
+    url: str | None = None,
+    *,
+    declared_encoding: str | None = None,
+    averages: Averages | None = None,
 ) -> PageAnalysis:
     """Analyse one page: kind, areas, main text, title, language and links.
 
     html: the page as fetched (bytes, decoded by BOM > declared_encoding (the HTTP
     charset) > <meta> > detection) or as text. url: where it came from, to resolve links.
+    averages: the page averages its kind is weighed against (the site's learnt ones; None:
+    the dev-set values).
     Raises AnalyzerError (NotHTMLError, PageTooLargeError, PageTooDeepError,
     PageTooComplexError) and nothing else for input it cannot analyse.
     """
-    return run(html, url, declared_encoding=declared_encoding).analysis
+    return run(html, url, declared_encoding=declared_encoding, averages=averages).analysis
 
 
-def run(html: str | bytes, url: str | None = None, *, declared_encoding: str | None = None) -> Run:
+def run(
+    html: str | bytes,
+    url: str | None = None,
+    *,
+    declared_encoding: str | None = None,
+    averages: Averages | None = None,
+) -> Run:
     """Analyse one page and keep the intermediate results."""
     text, encoding = read_input(html, declared_encoding)
     page = walk(parse(text))
@@ -96,7 +108,7 @@ def run(html: str | bytes, url: str | None = None, *, declared_encoding: str | N
     found = characterize(page, limits)
     mark_teasers(found, content.teasers)
     filter_navigation(found, page.anchors)
-    kind, score, kind_reason = page_kind(page, content)
+    kind, score, kind_reason = page_kind(page, content, averages or Averages())
     if kind == "information":
         found = merge_main(found, content, limits)
     main_text = content.text
@@ -113,6 +125,7 @@ def run(html: str | bytes, url: str | None = None, *, declared_encoding: str | N
         text=visible,
         encoding=encoding,
         thresholds=limits,
+        measures=page_measures(page, content),
     )
     others = _add_areas(analysis, page, content, found, resolver, namer)
     analysis.main_text = _main_text(main_text, others)

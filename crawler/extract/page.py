@@ -13,6 +13,7 @@ from typing import Any
 
 from analyzer.errors import AnalyzerError
 from analyzer.isolation import Reader, analyze_and_read_isolated
+from analyzer.kind import Averages
 from analyzer.model import PageAnalysis
 from crawler.conf import MIB, analysis_settings
 from crawler.extract.extracted import Extracted, packed_article
@@ -43,11 +44,13 @@ def extract(
     canonical: Canonical,
     ahead: Ahead | None = None,
     discovered: Discovered | DiscoveryError | None = None,
+    averages: Averages | None = None,
 ) -> Extracted:
     """Analyse a successfully fetched body and return its kind, summary and canonical links.
 
     `ahead`: the body's analysis made by `analyse_ahead`, used instead of analysing again;
-    `discovered`: a sitemap or feed body already parsed by `discover` (or why it could not be).
+    `discovered`: a sitemap or feed body already parsed by `discover` (or why it could not be);
+    `averages`: the site's page averages a page analysed here is weighed against.
     """
     base = fetched.final_url or fetched.url
     kind = fetched.body_kind
@@ -56,7 +59,7 @@ def extract(
     if kind != "html":
         return Extracted(summary={"kind": kind or "unknown"})
     try:
-        analysis = _analysis(fetched, base, ahead)
+        analysis = _analysis(fetched, base, ahead, averages)
     except AnalyzerError as exc:
         return Extracted(summary={"error": f"{type(exc).__name__}: {exc}"[:500]})
     extracted = from_analysis(analysis, canonical)
@@ -64,16 +67,20 @@ def extract(
     return extracted
 
 
-def _analysis(fetched: FetchResult, base: str, ahead: Ahead | None) -> PageAnalysis:
+def _analysis(
+    fetched: FetchResult, base: str, ahead: Ahead | None, averages: Averages | None
+) -> PageAnalysis:
     if ahead is None:
-        return analyze_page(fetched.body, base, fetched.charset)
+        return analyze_page(fetched.body, base, fetched.charset, averages)
     if ahead.error is not None:
         raise ahead.error
     assert ahead.analysis is not None
     return ahead.analysis
 
 
-async def analyse_ahead(fetched: FetchResult, reader: Reader | None = None) -> Ahead | None:
+async def analyse_ahead(
+    fetched: FetchResult, reader: Reader | None = None, averages: Averages | None = None
+) -> Ahead | None:
     """Analyse the page `extract` would analyse, in an analysing process, without blocking
     the event loop (a sitemap or feed is parsed in a thread); None for a body `extract`
     does not read (an error, a body of another kind).
@@ -81,7 +88,8 @@ async def analyse_ahead(fetched: FetchResult, reader: Reader | None = None) -> A
     A crawl run calls it for each page as it arrives, so that the pages in flight are
     analysed side by side (up to CRAWLER_ANALYSIS_PROCESSES at once) while it stores earlier
     ones, and `extract` finds the work done. `reader` (the strategy's `read_ahead`) reads
-    the page in the analysing process beside its analysis.
+    the page in the analysing process beside its analysis; `averages`: the site's page
+    averages its kind is weighed against.
     """
     if not fetched.succeeded:
         return None
@@ -89,16 +97,16 @@ async def analyse_ahead(fetched: FetchResult, reader: Reader | None = None) -> A
         return await asyncio.to_thread(_discover_ahead, fetched)
     if fetched.body_kind != "html":
         return None
-    return await asyncio.to_thread(_ahead, fetched, reader)
+    return await asyncio.to_thread(_ahead, fetched, reader, averages)
 
 
-def _ahead(fetched: FetchResult, reader: Reader | None) -> Ahead:
+def _ahead(fetched: FetchResult, reader: Reader | None, averages: Averages | None) -> Ahead:
     # Hashing and packing let other threads run meanwhile: done here, off the thread that
     # stores pages.
     done = {"digest": content_hash(fetched.body), "packed": pack_body(fetched.body)}
     try:
         analysis, read = analyze_page_and_read(
-            fetched.body, fetched.final_url or fetched.url, fetched.charset, reader
+            fetched.body, fetched.final_url or fetched.url, fetched.charset, reader, averages
         )
     except Exception as exc:  # noqa: BLE001 - raised again where the page is stored
         return Ahead(error=exc, **done)
@@ -113,16 +121,22 @@ def _discover_ahead(fetched: FetchResult) -> Ahead:
     )
 
 
-def analyze_page(body: bytes, url: str, encoding: str | None = None) -> PageAnalysis:
+def analyze_page(
+    body: bytes, url: str, encoding: str | None = None, averages: Averages | None = None
+) -> PageAnalysis:
     """Analyse a page in this worker's analysing processes, under the CRAWLER_ANALYSIS_* caps.
 
     Raises AnalyzerError, AnalysisLimitError included (over a cap: the page is refused).
     """
-    return analyze_page_and_read(body, url, encoding, None)[0]
+    return analyze_page_and_read(body, url, encoding, None, averages)[0]
 
 
 def analyze_page_and_read(
-    body: bytes, url: str, encoding: str | None, reader: Reader | None
+    body: bytes,
+    url: str,
+    encoding: str | None,
+    reader: Reader | None,
+    averages: Averages | None = None,
 ) -> tuple[PageAnalysis, Any]:
     """Analyse a page as `analyze_page` does, and read it with `reader` in the same analysing
     process (see `analyzer.isolation.analyze_and_read_isolated`; None without a reader)."""
@@ -132,6 +146,7 @@ def analyze_page_and_read(
         url,
         reader=reader,
         declared_encoding=encoding,
+        averages=averages,
         memory_bytes=caps.memory_mb * MIB,
         seconds=caps.seconds,
         processes=caps.processes,

@@ -38,7 +38,13 @@ from crawler.hiddenweb.secondlevel import (
     page_links,
     split_result_links,
 )
-from crawler.hiddenweb.segments import dedupe, noise_segments, selection_key
+from crawler.hiddenweb.segments import (
+    dedupe,
+    narrows_whole,
+    noise_segments,
+    query_sensitive,
+    selection_key,
+)
 from crawler.hiddenweb.store import empty_model, record_submission, save_probes
 from crawler.models.sitesearch import SiteSearch
 from crawler.sitesearch.analysis import Form, FormParseError, analyze_forms
@@ -100,7 +106,9 @@ class FormSearch:
         self.model = empty_model(record, settings.empty_threshold)
         self._second_level: dict[str, None] = {}  # ordered set
         self._units: list[set[str]] = []  # per result page, its search-endpoint links
+        self._read_links: list[tuple[str, list[tuple[str, str]]]] = []  # and their anchors
         self._pages: list[str] = []  # result page URLs fetched (their selections are done)
+        self._whole: list[str] = []  # first pages of the lists read to their last page
         self._results: dict[str, None] = {}
         self._typed: set[tuple[tuple[str, str], ...]] = set()  # assignments already sent
         self._page_results: list[str] = []  # the result links of the page read last
@@ -288,6 +296,8 @@ class FormSearch:
             number = label if label is not None else number + 1
             if current is None:
                 log.stopped = "empty page"
+        if log.stopped == "last page":
+            self._whole.append(first.url)
         return found
 
     def _follow(self, request: SearchRequest) -> Answer:
@@ -350,6 +360,7 @@ class FormSearch:
         self._page_results = list(split.results)
         self._results.update(dict.fromkeys(split.results))
         self._units.append({link.url for link in links})
+        self._read_links.append((answer.url, [(link.url, link.text) for link in links]))
         self._second_level.update(dict.fromkeys(split.second_level))
         if not list_pages:
             return []
@@ -367,9 +378,15 @@ class FormSearch:
         found = [u for u in self._second_level if u not in fetched]
         kept = keyword_urls(found, self.query_arg) if self.query_arg else []
         keep_args = {self.query_arg} if self.query_arg else set()
-        noise = noise_segments(self._units, self.settings.dedup_prevalence, keep=keep_args)
+        sensitive = query_sensitive(self._read_links)  # facets: selections however common
+        noise = noise_segments(self._units, self.settings.dedup_prevalence, keep_args, sensitive)
         done = {selection_key(url, noise) for url in self._pages}
-        deduped = dedupe(kept, noise, done)
+        whole = [selection_key(url, noise) for url in self._whole]
+        deduped = [
+            url
+            for url in dedupe(kept, noise, done)
+            if not narrows_whole(url, noise, whole, sensitive)
+        ]
         self.outcome.second_level_found = len(found)
         self.outcome.second_level_kept = len(kept)
         self.outcome.second_level_deduped = len(deduped)

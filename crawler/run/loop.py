@@ -54,6 +54,7 @@ from crawler.extract.page import Ahead, analyse_ahead
 from crawler.fetch.result import FetchResult
 from crawler.models import CrawlRun, Page, PageVersion, Site
 from crawler.run import lessons, step
+from crawler.run.averages import KEY, learnt, site_averages
 from crawler.run.claims import beat, finish_run, start_run
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
@@ -199,6 +200,7 @@ class RunLoop:
         self.strategy = strategy_cls(site, run, self.frontier, rng=random.Random(seed), topic=topic)
         # Articles a hub's teasers announced for someone's keywords go first (Algorithm 2).
         self.teasers = Teasers(self.frontier, keyword_matcher(site, topic))
+        self.averages = site_averages(site)  # page averages, learnt as pages are classified
         self.render_shells = render_shells
         self.progress = progress
         self.pending: Counter[str] = Counter()
@@ -287,7 +289,8 @@ class RunLoop:
         )
         if page.last_fetched_at is not None:
             return fetched, None
-        return fetched, await analyse_ahead(fetched, self.strategy.read_ahead(fetched))
+        read = self.strategy.read_ahead(fetched)
+        return fetched, await analyse_ahead(fetched, read, self.averages)
 
     def _search_forms(self, loop: LoopThread, fetcher: FetchBackend, budget: int) -> None:
         """Make the registered run passes (hidden-web form search among them), in order."""
@@ -390,8 +393,10 @@ class RunLoop:
             render_shells=self.render_shells,
             ahead=ahead,
             batch=batch,
+            averages=self.averages,
         )
         observation = outcome.observation
+        self.averages = learnt(self.averages, observation)
         if observation.url != page.url:
             observation.requested = page.url  # the content came under another address
         self.frontier.done(page.url)
@@ -432,6 +437,7 @@ class RunLoop:
             **lessons.keep(self.run, self.frontier.lessons, judged, rendered),
             "host_aliases": dict(sorted(self.frontier.aliases.items())),
             "explored": self.explored,
+            KEY: self.averages.to_data(),
         }
         CrawlRun.objects.filter(id=self.run.id).update(learned=learned)
         self.run.learned = learned

@@ -18,6 +18,7 @@ from typing import Any
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from analyzer.kind import Averages
 from crawler.canonical import BadURL, origin, pager_links, served_alias
 from crawler.extract.extracted import Extracted, judged
 from crawler.extract.feeds import Discovered, DiscoveryError
@@ -103,8 +104,11 @@ def process(
     render_shells: str = "off",
     ahead: Ahead | None = None,
     batch: HeldBatch | None = None,
+    averages: Averages | None = None,
 ) -> Processed:
     """Store one fetch result for `page` and return the observation for the strategy.
+
+    `averages`: the site's page averages a page analysed here (not ahead) is weighed against.
 
     Everything one fetch writes (page state, version, links, new frontier URLs) commits
     together, so a worker killed at any point leaves each page stored whole or not at all:
@@ -112,9 +116,9 @@ def process(
     transaction of its own.
     """
     if batch is not None:
-        return _process(frontier, run, page, fetched, render_shells, ahead, batch)
+        return _process(frontier, run, page, fetched, render_shells, ahead, batch, averages)
     with stored_together() as alone:
-        return _process(frontier, run, page, fetched, render_shells, ahead, alone)
+        return _process(frontier, run, page, fetched, render_shells, ahead, alone, averages)
 
 
 @contextmanager
@@ -169,6 +173,7 @@ def _process(
     render_shells: str,
     ahead: Ahead | None,
     batch: HeldBatch,
+    averages: Averages | None = None,
 ) -> Processed:
     """Store one result according to what came back.
 
@@ -201,7 +206,9 @@ def _process(
         return Processed(
             _observation(page, result, error=LEFT_THE_CRAWL), {"fetched": 1, "errors": 1}
         )
-    processed = _answered(frontier, run, target, result, render_shells, ahead, batch, now=now)
+    processed = _answered(
+        frontier, run, target, result, render_shells, ahead, batch, averages, now=now
+    )
     if repeated:
         processed.counts["duplicate_fetches"] = processed.counts.get("duplicate_fetches", 0) + 1
     return processed
@@ -222,6 +229,7 @@ def _answered(
     render_shells: str,
     ahead: Ahead | None,
     batch: HeldBatch,
+    averages: Averages | None = None,
     *,
     now: datetime,
 ) -> Processed:
@@ -239,9 +247,8 @@ def _answered(
     new = latest is None
     discovered = (ahead.discovered if ahead is not None else None) or _discovered(result)
     declared = _learn_from_head(frontier, page, result, discovered)
-    extracted = judged(
-        extract(result, frontier.canonical, ahead, discovered), page.site_id, page.url
-    )
+    analysed = extract(result, frontier.canonical, ahead, discovered, averages)
+    extracted = judged(analysed, page.site_id, page.url)
     pagers = _pager_links(page, extracted)
     ids = _admit_links(frontier, page, extracted, pagers, batch, now=now)
     counts |= _judge_shape(frontier, page, extracted, declared)

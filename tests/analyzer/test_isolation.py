@@ -17,6 +17,7 @@ from analyzer.isolation import (
     analyze_and_read_isolated,
     analyze_isolated,
 )
+from analyzer.kind import Averages
 from tests.analyzer import readers
 from tests.analyzer.pages import article_page
 
@@ -219,3 +220,18 @@ def test_a_pool_used_one_page_at_a_time_keeps_one_process():
         assert pool._started == 1
     finally:
         pool.close()
+
+
+def test_the_analysing_process_weighs_the_page_against_the_averages_it_is_sent(isolated):
+    guard = isolated(memory_mb=512, seconds=10)
+    url = "https://news.example.com/story"
+    dev = analyze(ARTICLE, url)
+    prose, ltr = dev.measures
+    # A site whose articles hold ten times this one's prose, at ten times its LTR.
+    averages = Averages(info_text=prose * 10.0, info_ltr=ltr * 10.0)
+
+    analysis = guard.analyze_and_read(ARTICLE, url, averages=averages)[0]
+
+    assert analysis == analyze(ARTICLE, url, averages=averages)
+    assert analysis.kind_score < dev.kind_score
+    assert guard.analyze(ARTICLE, url) == dev  # nothing of it stays behind in the process

@@ -9,7 +9,15 @@ from crawler.hiddenweb.secondlevel import (
     page_links,
     split_result_links,
 )
-from crawler.hiddenweb.segments import dedupe, noise_segments, prevalence, segments, selection_key
+from crawler.hiddenweb.segments import (
+    dedupe,
+    narrows_whole,
+    noise_segments,
+    prevalence,
+    query_sensitive,
+    segments,
+    selection_key,
+)
 
 BUY = "http://www.buy.example/sr/searchresults.aspx"
 
@@ -132,3 +140,61 @@ def test_result_links_list_pages_and_second_level_urls_are_told_apart():
         "http://a.example/search?q=election&section=politics&ref=facet",
         "http://a.example/search?q=budget&ref=related",
     ]
+
+
+NEWS = "http://news.example/search"
+SECTIONS = ["World", "Sport", "Culture"]
+
+
+def faceted_pages() -> list[tuple[str, list[tuple[str, str]]]]:
+    """Result pages of six queries, every section offered on each (with its result count),
+    beside sort, page and related-search links and a tracking argument on all of them."""
+    pages = []
+    for n, query in enumerate(["storm", "budget", "museum", "glacier", "embassy", "vote"]):
+        here = f"{NEWS}?q={query}&section=all&sort=relevance"
+        links = [(f"{here}&ref=sort".replace("relevance", order), order.title())
+                 for order in ("relevance", "newest")]  # fmt: skip
+        links += [(f"{NEWS}?q={query}&section={name.lower()}&sort=relevance&ref=facet",
+                   f"{name} ({(n * 3 + i) % 7 + 1})") for i, name in enumerate(SECTIONS)]  # fmt: skip
+        links += [(f"{here}&page={p}&ref=pager", label) for p, label in ((2, "2"), (2, "Next"))]
+        links += [(f"{NEWS}?q=related{n}{i}&ref=related", f"related {n}{i}") for i in range(2)]
+        pages.append((here, links))
+    return pages
+
+
+def test_facets_whose_counts_move_with_the_query_are_selections_however_common():
+    pages = faceted_pages()
+    urls = [[url for url, _ in links] for _, links in pages]
+    assert query_sensitive(pages) == {"section=world", "section=sport", "section=culture"}
+    noise = noise_segments(urls, 0.1, keep={"q"}, selections=query_sensitive(pages))
+    assert {"sort=newest", "page=2", "ref=facet", "ref=pager", "ref=sort", "section=all"} <= noise
+    facets = [url for url in sum(urls, []) if "ref=facet" in url]
+    # One URL per query and section: each selects other records, none is dropped.
+    assert dedupe(facets, noise) == facets
+    # By prevalence alone every facet is noise, and each query's facets collapse into one.
+    assert len(dedupe(facets, noise_segments(urls, 0.1, keep={"q"}))) == len(pages)
+
+
+def test_links_that_read_the_same_everywhere_or_differ_on_one_page_are_not_query_sensitive():
+    here = f"{NEWS}?q=storm"
+    same = [(here, [(f"{here}&sort=newest", "Newest"), (f"{here}&page=2", "Next")])] * 3
+    assert query_sensitive(same) == set()
+    tracked = [
+        (f"{NEWS}?q={q}", [(f"{NEWS}?q={q}&from=7", f"{q} one"), (f"{NEWS}?q={q}&from=7", "two")])
+        for q in ("storm", "vote")
+    ]
+    assert query_sensitive(tracked) == set()
+
+
+def test_a_facet_only_narrows_a_list_read_whole_and_nothing_else():
+    pages = faceted_pages()
+    urls = [[url for url, _ in links] for _, links in pages]
+    sensitive = query_sensitive(pages)
+    noise = noise_segments(urls, 0.1, keep={"q"}, selections=sensitive)
+    whole = [selection_key(f"{NEWS}?q=storm&section=all&sort=relevance", noise)]
+    facet = f"{NEWS}?q=storm&section=sport&sort=relevance&ref=facet"
+    assert narrows_whole(facet, noise, whole, sensitive)
+    assert not narrows_whole(facet.replace("storm", "vote"), noise, whole, sensitive)
+    assert not narrows_whole(f"{NEWS}?q=storm&maker=7", noise, whole, sensitive)  # not a facet
+    assert not narrows_whole(f"{NEWS}?q=storm", noise, whole, sensitive)  # the list itself
+    assert not narrows_whole(facet, noise, [], sensitive)  # a list cut short

@@ -184,16 +184,34 @@ def test_second_level_urls_are_filtered_by_the_keyword_argument_then_deduplicate
         report = search_now(site, topic=topic_of(TERMS), rng=random.Random(4))
         (outcome,) = [f for f in report.forms if f.action == web.url("/search")]
         assert outcome.second_level_found > outcome.second_level_kept > outcome.second_level_deduped
-        related = [
-            dict(parse_qsl(r.query))
-            for r in web.requests
-            if r.path == "/search" and "ref=related" in r.query
-        ]
+        asked = [dict(parse_qsl(r.query)) for r in web.requests if r.path == "/search"]
+        related = [r for r in asked if r.get("ref") == "related"]
         # What is left are other queries (related searches), fetched once each: sort orders,
-        # facets, pages and the tracking argument of the same query were duplicates.
+        # pages and the tracking argument of the same query were duplicates, and the section
+        # facets (selections) only narrow lists that were read whole.
         assert len(related) == outcome.second_level_fetched == outcome.second_level_deduped
         assert len({r["q"] for r in related}) == len(related)
         assert all(r["q"] not in TERMS for r in related)
+        assert not any(r.get("ref") in {"sort", "facet"} for r in asked)
+
+
+@pytest.mark.slow
+def test_the_facets_of_a_list_cut_short_are_selections_fetched_once_each(settings):
+    settings.DEEPWEB_SMAX = len(TERMS)
+    settings.DEEPWEB_RESULT_PAGES = 1  # each list read on its first page only
+    with DeepWebSite(build_stories(60)) as web:
+        site = make_site(web)
+        report = search_now(site, topic=topic_of(TERMS), rng=random.Random(4))
+        (outcome,) = [f for f in report.forms if f.action == web.url("/search")]
+        asked = [dict(parse_qsl(r.query)) for r in web.requests if r.path == "/search"]
+        facets = [r for r in asked if r.get("ref") == "facet"]
+        # Every section of a keyword shows on its result page with a count that moves with
+        # the keyword: each facet selects other records, and reaches those past the cut.
+        assert facets
+        assert len({(r["q"], r["section"]) for r in facets}) == len(facets)
+        assert all(r["q"] in TERMS and r["section"] != "all" for r in facets)
+        assert not any(r.get("ref") == "sort" for r in asked)
+        assert outcome.second_level_fetched == outcome.second_level_deduped
 
 
 @pytest.fixture

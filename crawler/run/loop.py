@@ -3,21 +3,16 @@
 Fetching (and browser rendering) runs on an asyncio loop in a helper thread; everything that
 touches the database runs in the calling thread, one transaction per batch of pages handled
 together (each page whole), so a run can be killed at any point and the next run continues
-from the stored frontier. A page never
-fetched before is analysed as soon as it arrives, in one of the worker's analysing
-processes (`crawler.extract.page.analyse_ahead`), so pages are analysed side by side while
-earlier ones are stored.
+from the stored frontier. A page never fetched before is analysed as soon as it arrives, in
+one of the worker's analysing processes (`crawler.extract.page.analyse_ahead`).
 
-1. Claim the site (`crawler.run.claims.start_run`), seed the frontier (root, extra seeds,
-   /sitemap.xml, robots.txt Sitemap lines).
+1. Claim the site (`claims.start_run`), seed the frontier (root, seeds, sitemaps).
 2. Keep up to CRAWLER_RUN_CONCURRENCY fetches in flight (the fetcher enforces politeness
    per host); ask the strategy for more whenever a slot is free.
 3. Each finished fetch is stored (`crawler.run.step.process`), observed by the strategy and
    counted; counters and the heartbeat are written at most every second. Fetches are
-   handled in the order they were started (a fetch that finishes early waits for the ones
-   before it), a refill's worth at a time in one transaction, so what the strategy sees, and
-   so what it asks next, depends only on the site and the random seed: the same seed gives
-   the same run.
+   handled in the order they were started, a refill's worth at a time in one transaction,
+   so what the strategy sees, and asks next, depends only on the site and the random seed.
 4. Stop on the page budget, the strategy's stop reason, the run time cap, a host asking
    us to keep away longer than a fetch waits (429/503 Retry-After: "backoff", and the site's
    next crawl moves past the wait), or an empty frontier ("exhausted"); close the run with

@@ -53,6 +53,9 @@ SCRIPT_NAVIGATION = "script adds to the navigation"
 SCRIPT_JSON = "script loads JSON"
 LEARNT_SHAPE = "shape learnt to need it"
 PROBE_BUDGET = 8  # pages a run renders to learn whether their shape's scripts add links
+# A page larger than this is not parsed to probe its scripts: the probe runs in the crawl's
+# own thread, outside the analysing processes' memory and time caps.
+PROBE_MAX_BYTES = 1024 * 1024
 ADDED_KEPT = 20  # links added by scripts named in a lesson's example
 
 # An inline script that builds elements ...
@@ -132,9 +135,13 @@ def script_additions(html: str | bytes) -> tuple[str, str]:
     list a script fills; SCRIPT_JSON, an inline script loading JSON (fetch, XHR). Then
     SCRIPT_NAVIGATION: an inline script inserting elements and naming a menu, the navigation
     or a list, keyed by its code (the same menu script on every page is probed once).
-    Scripts loaded from a file are not read.
+    Scripts loaded from a file are not read. A page without a script tag, or larger than
+    PROBE_MAX_BYTES, is not parsed at all.
     """
-    doc = _parse(html)
+    data = html.encode("utf-8", "surrogatepass") if isinstance(html, str) else html
+    if len(data) > PROBE_MAX_BYTES or b"<script" not in data[:PROBE_MAX_BYTES].lower():
+        return "", ""
+    doc = _parse(data)
     if doc is None or not _has_scripts(doc):
         return "", ""
     inline = [s.text or "" for s in doc.xpath("//script[not(@src)]") if not _is_state(s)]

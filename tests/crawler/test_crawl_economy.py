@@ -20,6 +20,7 @@ from crawler.models import CrawlRun, Page, Site, SiteLesson
 from crawler.models.hiddenweb import RunSearch
 from crawler.models.lessons import link_for_people
 from crawler.models.sitesearch import SiteSearch
+from crawler.render import shell
 from crawler.render.shell import (
     LOAD_MORE,
     SCRIPT_NAVIGATION,
@@ -329,6 +330,21 @@ def test_a_script_extending_a_menu_that_holds_links_may_add_links():
     assert script_additions(tracking) == ("", "")
     more = article("List", "Text.") + "<button>Load more</button><script src='/l.js'></script>"
     assert script_additions(more) == (LOAD_MORE, "")
+
+
+def test_a_huge_or_scriptless_page_is_never_parsed_to_probe_it(monkeypatch):
+    """The probe runs in the crawl's thread, outside the analysers' caps: a hostile page of
+    a million attributes must cost no parse at all."""
+    parsed: list[int] = []
+    real = shell._parse
+    monkeypatch.setattr(shell, "_parse", lambda html: parsed.append(len(html)) or real(html))
+    hostile = "<html><body><div" + " a=v" * 1_000_000 + ">x</div>" + MENU + "</body></html>"
+
+    assert script_additions(hostile) == ("", "")
+    assert script_additions(article("Home", "Plain text.", [("/a/", "A")])) == ("", "")
+    assert parsed == []
+    assert script_additions(article("Home", "Plenty of text here.") + MENU)[0]
+    assert len(parsed) == 1
 
 
 def test_a_shape_is_learnt_when_its_scripts_add_links_of_its_own_and_a_menu_once():

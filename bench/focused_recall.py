@@ -62,7 +62,13 @@ from tests.servers import free_port  # noqa: E402
 
 BLOG = ROOT.parent / "shared" / "eval" / "sites" / "andreagrandi"
 TOPICS = {"python": "python", "maemo": "maemo-en", "ubuntu": "ubuntu-en"}
-VARIANTS = {"hits+tspr": "xcrawl", "hits": "xcrawl-hits", "hits+pagerank": "xcrawl-pagerank"}
+VARIANTS = {
+    "hits+tspr": "xcrawl",
+    "hits": "xcrawl-hits",
+    "hits+pagerank": "xcrawl-pagerank",
+    "evidence": "xcrawl-evidence",
+    "walk": "xcrawl-walk",
+}
 EXCLUDE_HUBS = r"^https?://[^/]+/(categories|tags)/"
 TARGETS = {"recall@100": 0.60, "vs_bfs": 2.0, "trap_fetches": 30, "duplicate_share": 0.05}
 TARGETS |= {"speed": 0.80}
@@ -362,13 +368,14 @@ def main() -> int:
     parser.add_argument("--topics", default="python,maemo,ubuntu")
     parser.add_argument("--skip-shop", action="store_true")
     parser.add_argument("--skip-demo", action="store_true")
+    parser.add_argument("--database", default="webclip_bench_focused_recall")
     options = parser.parse_args()
     variants = [v for v in options.variants.split(",") if v]
     unknown = [v for v in variants if v not in VARIANTS]
     if unknown:
         parser.error(f"unknown variants {unknown}; known: {', '.join(VARIANTS)}")
     settings.CRAWLER_RUN_CONCURRENCY = options.concurrency
-    settings.DATABASES["default"]["TEST"]["NAME"] = "webclip_bench_focused_recall"
+    settings.DATABASES["default"]["TEST"]["NAME"] = options.database
     old = setup_databases(verbosity=0, interactive=False, serialized_aliases=set())
     checks: list[tuple[bool, str]] = []
     try:

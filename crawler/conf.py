@@ -259,7 +259,7 @@ class XcrawlSettings(Settings):
     max_iterations: int = setting(
         "XCRAWL_MAX_ITERATIONS",
         50,
-        "restarts in a row without a new hub before the walk stops",
+        "restarts in a row without a new hub (noNewHubsFound) before the run stops",
         minimum=1,
     )
     variant: str = setting(
@@ -332,6 +332,35 @@ class XcrawlSettings(Settings):
         30,
         "queries to an external search engine per run at most",
         minimum=0,
+    )
+    graph_share: float = setting(
+        "XCRAWL_GRAPH_SHARE",
+        0.3,
+        "share of a candidate's value given by its node weight (HITS, PageRank, TSPR); "
+        "the rest is its topical evidence (0: evidence only)",
+        minimum=0,
+        maximum=1,
+    )
+    explore_share: float = setting(
+        "XCRAWL_EXPLORE_SHARE",
+        0.25,
+        "share of fetches taken in breadth-first order, so a topic near the seeds is never "
+        "found later than breadth-first finds it",
+        minimum=0,
+        below=1,
+    )
+    download_probe: int = setting(
+        "XCRAWL_DOWNLOAD_PROBE",
+        4,
+        "items of a hub's subtree DownloadAllAuthorities fetches before judging it topical",
+        minimum=1,
+    )
+    download_min_share: float = setting(
+        "XCRAWL_DOWNLOAD_MIN_SHARE",
+        0.5,
+        "validated share of a hub subtree's probe below which its download stops",
+        minimum=0,
+        maximum=1,
     )
     probe: bool = setting(
         "XCRAWL_PROBE", True, "probe links (hover, click) on pages of sites that need a browser"

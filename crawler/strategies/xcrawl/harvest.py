@@ -25,6 +25,7 @@ DOWNLOADS_REPORTED = 50  # downloads listed on a run's record at most
 # Links a subtree of authorities holds at least to be a list worth downloading (a pair of
 # "previous / next" links or three related posts below an article are not).
 MIN_LIST_ITEMS = 5
+DOWNLOAD_TIE = 0.15  # expected shares this close are served in turn
 
 
 @dataclass
@@ -40,7 +41,12 @@ class Download:
     accepted: int = 0  # of which the validator accepted
     known: int = 0  # subtree items fetched before, not on their own words' evidence
     known_accepted: int = 0
+    handed: int = 0  # pages handed out through the download
     stopped: bool = False
+
+    def expected(self) -> float:
+        """Return the share expected of its next items (Laplace: one of two before any)."""
+        return (self.accepted + self.known_accepted + 1) / (self.fetched + self.known + 2)
 
     def share(self) -> float:
         """Return the validated share of the subtree's items judged so far."""
@@ -169,25 +175,32 @@ class HarvestingHubs:
         return True
 
     def _pick_downloads(self, picked: list[int], limit: int) -> None:
-        """Hand out queued download pages, oldest download first, up to `limit` in all."""
-        for download in self.downloads.values():
-            queue = download.queue
-            while queue and len(picked) < limit:
-                node = queue.popleft()
-                if node in picked or not self._open(node):
-                    self.download_of.pop(node, None)
-                    continue
-                depth = self.priorities.candidates.get(node)
-                refusal = self.frontier.refusal(
-                    self.graph.urls[node], depth.depth if depth is not None else 0
-                )
-                if refusal is not None:
-                    self.download_of.pop(node, None)
-                    continue
-                picked.append(node)
-                self.priorities.candidates.pop(node, None)
-            if len(picked) >= limit:
+        """Hand out queued download pages, up to `limit` in all.
+
+        Each page comes from the most promising download: among those whose expected
+        share is within `DOWNLOAD_TIE` of the best, the one that handed out least, so
+        equally topical hubs progress together and a better one goes first.
+        """
+        while len(picked) < limit:
+            active = [d for d in self.downloads.values() if d.queue]
+            if not active:
                 return
+            best = max(d.expected() for d in active)
+            download = min(
+                (d for d in active if d.expected() >= best - DOWNLOAD_TIE),
+                key=lambda d: d.handed,
+            )
+            node = download.queue.popleft()
+            if node in picked or not self._open(node) or self._refused(node):
+                self.download_of.pop(node, None)
+                continue
+            download.handed += 1
+            picked.append(node)
+
+    def _refused(self, node: int) -> bool:
+        candidate = self.priorities.candidates.get(node)
+        depth = candidate.depth if candidate is not None else 0
+        return self.frontier.refusal(self.graph.urls[node], depth) is not None
 
     def download_report(self) -> list[dict[str, object]]:
         """Return each download's hub, fetches and harvest, for the run's record."""

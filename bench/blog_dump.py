@@ -72,9 +72,7 @@ def main() -> None:
     parser.add_argument("--sitemap-only", action="store_true")
     options = parser.parse_args()
     handler = SitemapOnly if options.sitemap_only else Quiet
-    server = ThreadingHTTPServer(
-        ("127.0.0.1", options.port), partial(handler, directory=str(BLOG))
-    )
+    server = ThreadingHTTPServer(("127.0.0.1", options.port), partial(handler, directory=str(BLOG)))
     server.serve_forever()
 
 

@@ -343,7 +343,7 @@ class XcrawlSettings(Settings):
     )
     explore_share: float = setting(
         "XCRAWL_EXPLORE_SHARE",
-        0.25,
+        0.1,
         "share of fetches taken in breadth-first order, so a topic near the seeds is never "
         "found later than breadth-first finds it",
         minimum=0,

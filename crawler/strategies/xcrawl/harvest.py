@@ -42,6 +42,7 @@ class Download:
     known: int = 0  # subtree items fetched before, not on their own words' evidence
     known_accepted: int = 0
     handed: int = 0  # pages handed out through the download
+    handed_items: int = 0  # of which items (not list pages)
     stopped: bool = False
 
     def expected(self) -> float:
@@ -182,7 +183,7 @@ class HarvestingHubs:
         equally topical hubs progress together and a better one goes first.
         """
         while len(picked) < limit:
-            active = [d for d in self.downloads.values() if d.queue]
+            active = [d for d in self.downloads.values() if d.queue and not self._probing(d)]
             if not active:
                 return
             best = max(d.expected() for d in active)
@@ -195,7 +196,14 @@ class HarvestingHubs:
                 self.download_of.pop(node, None)
                 continue
             download.handed += 1
+            download.handed_items += node in download.items
             picked.append(node)
+
+    def _probing(self, download: Download) -> bool:
+        """Tell whether a download handed out its whole probe and awaits the verdicts."""
+        judged = download.fetched + download.known
+        probe = self.config.download_probe
+        return judged < probe and download.handed_items >= probe - download.known
 
     def _refused(self, node: int) -> bool:
         candidate = self.priorities.candidates.get(node)

@@ -335,7 +335,7 @@ class XcrawlSettings(Settings):
     )
     graph_share: float = setting(
         "XCRAWL_GRAPH_SHARE",
-        0.3,
+        0.15,
         "share of a candidate's value given by its node weight (HITS, PageRank, TSPR); "
         "the rest is its topical evidence (0: evidence only)",
         minimum=0,
@@ -357,7 +357,7 @@ class XcrawlSettings(Settings):
     )
     download_min_share: float = setting(
         "XCRAWL_DOWNLOAD_MIN_SHARE",
-        0.5,
+        0.35,
         "validated share of a hub subtree's probe below which its download stops",
         minimum=0,
         maximum=1,

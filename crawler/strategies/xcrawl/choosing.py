@@ -176,6 +176,7 @@ class ChoosingUrls:
             self.no_new_hubs = 0
             self.stats.hubs += len(new_hubs)
             for hub in sorted(new_hubs):
+                self._raise_evidence(hub)
                 self._harvest(hub)
             self._store_hubs(new_hubs)
         return new_hubs

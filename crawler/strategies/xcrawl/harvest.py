@@ -8,8 +8,11 @@ queued, ahead of the candidates the run values (an unread list page included), a
 the other pages of the hub's own paginated list, whose items sit in the same subtree of the
 same template. Each page fetched through the download is validated; the subtree's harvest
 (validated share of its fetched items) is kept per hub. After `download_probe` items a
-subtree whose share is below `download_min_share` is not topical (a "recent posts" sidebar
+subtree whose share is below `download_min_share` (or, where few pages validate, below
+twice the share of the information pages fetched so far) is not topical (a "recent posts" sidebar
 is a hub of everything): its queue is dropped and no further page of its list is harvested.
+The seeds' own paginated lists (a blog's post list, a paper's front page) list everything
+the site has: they are never downloaded, their items are valued one by one.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ DOWNLOADS_REPORTED = 50  # downloads listed on a run's record at most
 # Links a subtree of authorities holds at least to be a list worth downloading (a pair of
 # "previous / next" links or three related posts below an article are not).
 MIN_LIST_ITEMS = 5
+# The most a hub's subtree adds to the evidence of the links in it: below the value of an
+# unread list page, so a list that only holds some authorities never outbids reading on.
+HARVEST_SHARE = 0.15
+LIFT = 2.0  # a topical subtree's validated share over the run's, at least
 DOWNLOAD_TIE = 0.15  # expected shares this close are served in turn
 
 
@@ -80,12 +87,12 @@ class HarvestingHubs:
             return
         if hub in self.articles:
             return  # an article beside its related links is an authority, not a hub
+        if key in self._seed_lists():
+            return  # the seeds' own lists list everything the site has
         subtrees = authority_subtrees(links, self.graph.is_accepted)
         targets = links_in_subtrees(links, subtrees)
-        if (
-            len(targets) < MIN_LIST_ITEMS
-            or sum(map(self.graph.is_accepted, targets))
-            < max(2, self.config.hub_min_authorities)
+        if len(targets) < MIN_LIST_ITEMS or sum(map(self.graph.is_accepted, targets)) < max(
+            2, self.config.hub_min_authorities
         ):
             return  # not a hub of authorities (yet): asked again as authorities are found
         self.harvested.add(hub)
@@ -94,6 +101,32 @@ class HarvestingHubs:
         if self._probe_failed(download):
             return
         self._queue_subtree(download, hub, links, subtrees)
+
+    def _raise_evidence(self, hub: int) -> None:
+        """Raise the evidence of every unfetched link in a HITS hub's subtrees of authorities.
+
+        Whether or not the subtree is downloaded: a link beside links to authorities in the
+        same list is as likely topical as the list's share of authorities among the fetched
+        links whose own words did not name the topic.
+        """
+        links = self.links.get(hub, [])
+        at_fetch = self.priorities.evidence_at_fetch
+        for subtree in authority_subtrees(links, self.graph.is_accepted):
+            targets = links_in_subtrees(links, [subtree])
+            fetched = [
+                t for t in targets if self.graph.is_visited(t) and at_fetch.get(t, 1.0) < TOPICAL
+            ]
+            if len(fetched) < 3:
+                continue
+            share = sum(self.graph.is_accepted(t) for t in fetched) / len(fetched)
+            for target in targets:
+                candidate = self.priorities.candidates.get(target)
+                if candidate is not None:
+                    candidate.boost = max(candidate.boost, HARVEST_SHARE * share)
+                    candidate.evidence = max(candidate.text_evidence, candidate.boost)
+
+    def _seed_lists(self) -> set[str]:
+        return {pager_key(url)[0] for url in self._seeds}
 
     def _hubs_around(self, node: int) -> None:
         """Start downloads of the fetched pages whose lists hold a new authority `node`.
@@ -166,7 +199,7 @@ class HarvestingHubs:
         judged = download.fetched + download.known
         if download.stopped or judged < self.config.download_probe:
             return download.stopped
-        if download.share() >= self.config.download_min_share:
+        if download.share() >= self._needed_share():
             return False
         download.stopped = True
         for node in download.queue:
@@ -191,13 +224,37 @@ class HarvestingHubs:
                 (d for d in active if d.expected() >= best - DOWNLOAD_TIE),
                 key=lambda d: d.handed,
             )
-            node = download.queue.popleft()
+            node = self._next_of(download)
             if node in picked or not self._open(node) or self._refused(node):
                 self.download_of.pop(node, None)
                 continue
             download.handed += 1
             download.handed_items += node in download.items
             picked.append(node)
+
+    def _needed_share(self) -> float:
+        """Return the validated share a subtree needs: `download_min_share`, or less on a
+        site where few pages validate, as long as the subtree holds `LIFT` times the share
+        of the information pages fetched so far (a list of everything holds about as
+        many).
+        """
+        accepted, rejected = self.learner.pages
+        base = (accepted + 1) / (accepted + rejected + 2)
+        return min(self.config.download_min_share, LIFT * base)
+
+    def _next_of(self, download: Download) -> int:
+        """Take a download's next page: during its probe an item at random (the run's seeded
+        generator), so the probe samples the whole list rather than its first items."""
+        queue = download.queue
+        if download.fetched + download.known >= self.config.download_probe:
+            return queue.popleft()
+        items = [i for i, node in enumerate(queue) if node in download.items]
+        if not items:
+            return queue.popleft()
+        index = items[self.rng.randrange(len(items))]
+        node = queue[index]
+        del queue[index]
+        return node
 
     def _probing(self, download: Download) -> bool:
         """Tell whether a download handed out its whole probe and awaits the verdicts."""

@@ -235,9 +235,11 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
             if self.walking and node in self.walked:
                 self.walk.arrive(node)
             if node in self.weights.hubs:
+                self._raise_evidence(node)
                 self._harvest(node, force=True)
             self._download_observed(node, verdict.accepted)
             if verdict.accepted and not was_authority:
+                self.no_new_hubs = 0  # the walk still finds authorities
                 self._find_hubs()
                 self._hubs_around(node)
             self._harvest(node)

@@ -259,7 +259,8 @@ class XcrawlSettings(Settings):
     max_iterations: int = setting(
         "XCRAWL_MAX_ITERATIONS",
         50,
-        "restarts in a row without a new hub (noNewHubsFound) before the run stops",
+        "restarts in a row that found no new hub (nor a new authority) before the run stops "
+        "(noNewHubsFound)",
         minimum=1,
     )
     variant: str = setting(
@@ -344,8 +345,8 @@ class XcrawlSettings(Settings):
     explore_share: float = setting(
         "XCRAWL_EXPLORE_SHARE",
         0.1,
-        "share of fetches taken in breadth-first order, so a topic near the seeds is never "
-        "found later than breadth-first finds it",
+        "share of fetches taken in breadth-first order, so a topic near the seeds is found "
+        "about as soon as breadth-first finds it",
         minimum=0,
         below=1,
     )
@@ -358,7 +359,8 @@ class XcrawlSettings(Settings):
     download_min_share: float = setting(
         "XCRAWL_DOWNLOAD_MIN_SHARE",
         0.35,
-        "validated share of a hub subtree's probe below which its download stops",
+        "validated share of a hub subtree's probe below which its download stops (lower on a "
+        "site where few pages validate: twice the run's share suffices)",
         minimum=0,
         maximum=1,
     )

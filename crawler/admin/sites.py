@@ -344,11 +344,10 @@ class CrawlRunAdmin(admin.ModelAdmin):
 
     @admin.display(description="DownloadAll per hub")
     def download_hubs(self, run: CrawlRun) -> str:
-        # Hub URLs come from crawled pages: data, escaped.
         rows = [row for row in (run.learned or {}).get("downloads") or [] if isinstance(row, dict)]
         if not rows:
             return "None: no topical hub was downloaded in this run."
-        return format_html_join(
+        return format_html_join(  # hub URLs come from crawled pages: escaped
             "",
             "<div>{} · items fetched {} · accepted {} · {}</div>",
             (

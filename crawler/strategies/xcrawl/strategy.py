@@ -10,9 +10,11 @@ Per run (the paper's per-site loop, on the stored graph of earlier runs):
 3. A share of the fetches (`explore_share`) is taken in the frontier's breadth-first order,
    so a topic near the seeds is found about as soon as breadth-first finds it.
 4. DownloadAllAuthorities (harvest.py): FindHubs runs whenever a new authority is found
-   and at every restart; each new hub's subtree of authorities, and its list's other pages,
-   are queued ahead of everything the run values, validated, and dropped when the probe
-   shows a subtree that is not topical.
+   and at every restart, and so does a check of the lists linking to the new authority;
+   each new hub's subtree of authorities, and its list's other pages, are queued ahead of
+   everything the run values, validated, and dropped when a random probe shows a subtree
+   that is not topical. The links of a HITS hub's subtree also gain evidence from its share
+   of authorities.
 5. GetAuthorities: when the site has a search (admin template, or a GET search form found on
    a seed), generated queries are searched there and their first results validated.
 6. SelectLink, by one of two variants:
@@ -25,8 +27,9 @@ Per run (the paper's per-site loop, on the stored graph of earlier runs):
    - the paper's walk ("xcrawl-walk", choosing.py): from the page the walk stands on, the
      link of most value; with probability restartProbability, or at a dead end, a restart
      at a random known authority (a seed before any is known).
-7. noNewHubsFound: `max_iterations` restarts in a row without a new hub stop the run
-   ("no-new-hubs").
+7. noNewHubsFound: `max_iterations` restarts in a row that found no new hub stop the run
+   ("no-new-hubs"); a new authority starts the count again (the walk still finds what
+   the site's hubs list).
 
 `XCrawl` is the strategy's face; its phases are its parts: choosing the next URLs
 (choosing.py), judging a fetched page (observing.py), weighing its links (weighing.py),

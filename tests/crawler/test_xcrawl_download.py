@@ -53,28 +53,23 @@ def post(title: str, text: str) -> str:
     return page(title, f"<article><h1>{title}</h1>{paragraphs}</article>")
 
 
-def serve_blog(server: SiteServer, *, recent: bool = False) -> list[str]:
+def serve_blog(server: SiteServer, *, popular: bool = False) -> list[str]:
     """Serve a blog: a post list of LIST_PAGES gardening pages and a camera category whose
     items mostly have titles without the topic's words; return the category's item paths.
 
-    recent: the home page also shows a "recent" list of two camera posts and ten others.
+    popular: a page of popular posts, two camera posts and ten others, is linked from the menu.
     """
     nav = "<li><a href='/category/cameras/'>Cameras</a></li>"
+    if popular:
+        nav += "<li><a href='/popular/'>Popular camera and garden posts</a></li>"
+        links = [("/c/0/", "Camera test"), ("/c/1/", "Camera lens")]
+        links += [(f"/r/{i}/", f"Weekend {i}") for i in range(10)]
+        server.html("/popular/", page("Popular", items(links), nav))
     for number in range(1, LIST_PAGES + 1):
         path = "/" if number == 1 else f"/page/{number}/"
         garden = [(f"/g/{number}-{i}/", f"Garden day {number}.{i}") for i in range(6)]
         pager = f"<nav class='pager'><a href='/page/{number + 1}/'>Older</a></nav>"
-        extra = ""
-        if recent and number == 1:
-            extra = (
-                "<aside><h2>Recent</h2>"
-                + items(
-                    [("/c/0/", "Camera test"), ("/c/1/", "Camera lens")]
-                    + [(f"/r/{i}/", f"Weekend {i}") for i in range(10)]
-                )
-                + "</aside>"
-            )
-        server.html(path, page("Blog", items(garden) + pager + extra, nav))
+        server.html(path, page("Blog", items(garden) + pager, nav))
         for href, label in garden:
             server.html(href, post(label, GARDEN_TEXT))
     for i in range(10):
@@ -108,7 +103,7 @@ def run_crawl(server: SiteServer, budget: int, strategy: str = "xcrawl", seed: i
 def test_download_all_fetches_a_topical_hubs_whole_list_ahead_of_unread_list_pages(topic):
     with SiteServer() as server:
         category = serve_blog(server)
-        run, fetched = run_crawl(server, budget=32)
+        run, fetched = run_crawl(server, budget=40)
     # The category's items whose titles lack the topic's words come before the post list's
     # unread pages, and so does the category's second page.
     assert set(category) <= set(fetched)
@@ -125,12 +120,12 @@ def test_download_all_fetches_a_topical_hubs_whole_list_ahead_of_unread_list_pag
 def test_download_all_stops_after_its_probe_on_a_list_that_is_not_topical(topic, settings):
     settings.XCRAWL_DOWNLOAD_PROBE = 3
     with SiteServer() as server:
-        serve_blog(server, recent=True)
+        serve_blog(server, popular=True)
         run, fetched = run_crawl(server, budget=40)
     hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
-    recent = hubs["/"]  # the home page's lists: a hub of everything
-    assert recent["stopped"] is True
-    assert recent["fetched"] <= 3
+    popular = hubs["/popular/"]  # a hub of everything
+    assert popular["stopped"] is True
+    assert popular["fetched"] <= 3
     # The topical category was downloaded meanwhile.
     assert hubs["/category/cameras/"]["stopped"] is False
 

@@ -25,6 +25,7 @@ from crawler.sitesearch.template import is_search_url
 from crawler.strategies.xcrawl.priority import Candidate
 
 PENDING_KEPT = 32  # hand-outs not observed yet that still hold back weaker candidates
+REFRESH_EVERY = 8  # hand-outs between two recomputations of the node weights
 DEAD_ENDS = 3  # restarts at dead ends in a row before the walk takes the best candidate
 
 
@@ -186,10 +187,15 @@ class ChoosingUrls:
         self.stats.restarts += 1
         if not self._find_hubs():
             self.no_new_hubs += 1
-        self._refresh_weights()
+        self._refresh_weights(force=True)
 
-    def _refresh_weights(self) -> None:
-        """Recompute the node weights when the graph changed (incrementally), max-normalised."""
+    def _refresh_weights(self, *, force: bool = False) -> None:
+        """Recompute the node weights (incrementally, max-normalised) at a restart, and
+        between restarts every `REFRESH_EVERY` hand-outs: PageRank over the whole graph at
+        every choice would cost more than the fetches it orders."""
+        if not force and self.handed - self._weights_handed < REFRESH_EVERY:
+            return
+        self._weights_handed = self.handed
         weights = self.weights.weights()
         top = weights.max() if len(weights) else 0.0
         self._weights = weights / top if top > 0 else weights

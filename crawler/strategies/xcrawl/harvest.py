@@ -170,8 +170,14 @@ class HarvestingHubs:
                 download.items.add(target)
                 download.queue.append(target)
                 self.download_of.setdefault(target, download)
+        download.pages.add(page)
         for target in pagers:
-            if target not in download.pages and self._queueable(target):
+            if target in download.pages:
+                continue
+            if self.graph.is_visited(target):
+                # A page of the list read before the hub was known: its items now.
+                self._queue_subtree(download, target, self.links.get(target, []), subtrees)
+            elif self._queueable(target):
                 download.pages.add(target)
                 download.queue.append(target)
                 self.download_of.setdefault(target, download)

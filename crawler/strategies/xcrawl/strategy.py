@@ -55,7 +55,7 @@ from crawler.models import CrawlRun, Link, Page
 from crawler.models.xcrawl import PageVerdict
 from crawler.strategies.base import PageObservation, Strategy, register
 from crawler.strategies.xcrawl.authorities import GetAuthorities
-from crawler.strategies.xcrawl.choosing import ChoosingUrls
+from crawler.strategies.xcrawl.choosing import REFRESH_EVERY, ChoosingUrls
 from crawler.strategies.xcrawl.evidence import Evidence, LearnedTerms
 from crawler.strategies.xcrawl.graph import WebGraph
 from crawler.strategies.xcrawl.harvest import HarvestingHubs
@@ -165,6 +165,7 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
         self.handed = 0  # URLs handed out by the strategy's own choice
         self.explored = 0  # of which in the frontier's breadth-first order
         self.walked: set[int] = set()  # nodes the walk chose
+        self._weights_handed = -REFRESH_EVERY  # `handed` when the weights were last computed
         self.search: GetAuthorities | None = None
         self.search_template: str | None = None  # the site's search, known or detected
         self.search_checked = False

@@ -164,9 +164,10 @@ def main() -> int:
     old = setup_databases(verbosity=0, interactive=False, serialized_aliases=set())
     checks: list[tuple[bool, str]] = []
     try:
-        figures = bench_blog(options, variants)
-        ablation(figures, variants)
-        checks += judge_blog(figures, variants)
+        if options.modes:
+            figures = bench_blog(options, variants)
+            ablation(figures, variants)
+            checks += judge_blog(figures, variants)
         if not options.skip_shop:
             checks += bench_shop(options)
         if not options.skip_demo:

@@ -266,7 +266,8 @@ class XcrawlSettings(Settings):
     max_iterations: int = setting(
         "XCRAWL_MAX_ITERATIONS",
         50,
-        "restarts in a row without a new hub before the walk stops",
+        "restarts in a row that found no new hub (nor a new authority) before the run stops "
+        "(noNewHubsFound)",
         minimum=1,
     )
     variant: str = setting(
@@ -339,6 +340,36 @@ class XcrawlSettings(Settings):
         30,
         "queries to an external search engine per run at most",
         minimum=0,
+    )
+    graph_share: float = setting(
+        "XCRAWL_GRAPH_SHARE",
+        0.15,
+        "how far a candidate's node weight w (HITS, PageRank, TSPR; the largest is 1) "
+        "scales its evidence value: value x (1 - g + g x w) (0: evidence only)",
+        minimum=0,
+        maximum=1,
+    )
+    explore_share: float = setting(
+        "XCRAWL_EXPLORE_SHARE",
+        0.1,
+        "share of fetches taken in breadth-first order, so a topic near the seeds is found "
+        "about as soon as breadth-first finds it",
+        minimum=0,
+        below=1,
+    )
+    download_probe: int = setting(
+        "XCRAWL_DOWNLOAD_PROBE",
+        4,
+        "items of a hub's subtree DownloadAllAuthorities fetches before judging it topical",
+        minimum=1,
+    )
+    download_min_share: float = setting(
+        "XCRAWL_DOWNLOAD_MIN_SHARE",
+        0.35,
+        "validated share of a hub subtree's probe below which its download stops (lower on a "
+        "site where few pages validate: twice the run's share suffices)",
+        minimum=0,
+        maximum=1,
     )
     probe: bool = setting(
         "XCRAWL_PROBE", True, "probe links (hover, click) on pages of sites that need a browser"

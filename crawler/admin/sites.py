@@ -306,6 +306,7 @@ class CrawlRunAdmin(RecordAdmin):
         "robots_skipped",
         "rendered",
         "harvest",
+        "downloads",
         "trap_fetches",
         "duplicate_fetches",
         "teaser_articles",
@@ -318,6 +319,8 @@ class CrawlRunAdmin(RecordAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: CrawlRun | None = None) -> list[str]:
         return [field.name for field in CrawlRun._meta.fields if field.name != "learned"] + [
             "harvest",
+            "downloads",
+            "download_hubs",
             "fetches_spent",
             "learned_terms",
             "judged_shapes",
@@ -340,6 +343,31 @@ class CrawlRunAdmin(RecordAdmin):
             _percent(run.duplicate_fetches, run.fetched),
             run.search_fetches,
             (run.learned or {}).get("explored") or 0,
+        )
+
+    @admin.display(description="DownloadAll fetches (harvest)")
+    def downloads(self, run: CrawlRun) -> str:
+        return format_html(
+            "{} ({})", run.download_fetches, _percent(run.download_relevant, run.download_fetches)
+        )
+
+    @admin.display(description="DownloadAll per hub")
+    def download_hubs(self, run: CrawlRun) -> str:
+        rows = [row for row in (run.learned or {}).get("downloads") or [] if isinstance(row, dict)]
+        if not rows:
+            return "None: no topical hub was downloaded in this run."
+        return format_html_join(  # hub URLs come from crawled pages: escaped
+            "",
+            "<div>{} · items fetched {} · accepted {} · {}</div>",
+            (
+                (
+                    row.get("hub", ""),
+                    row.get("fetched", 0),
+                    row.get("accepted", 0),
+                    "stopped after the probe" if row.get("stopped") else "downloaded",
+                )
+                for row in rows
+            ),
         )
 
     @admin.display(description="Learned terms")

@@ -90,6 +90,13 @@ class CrawlRun(models.Model):
         default=0,
         help_text="Articles reached because a hub's teaser or link text held someone's keyword.",
     )
+    download_fetches = models.PositiveIntegerField(
+        default=0,
+        help_text="Fetches xCrawl's DownloadAllAuthorities spent on the pages topical hubs list.",
+    )
+    download_relevant = models.PositiveIntegerField(
+        default=0, help_text="Of those, pages the validator accepted (the downloads' harvest)."
+    )
     learned = models.JSONField(
         default=dict,
         blank=True,
@@ -113,6 +120,11 @@ class CrawlRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.site} run {self.pk} ({self.status})"
+
+    @property
+    def download_harvest(self) -> float | None:
+        """Accepted pages per DownloadAllAuthorities fetch, None when it fetched nothing."""
+        return self.download_relevant / self.download_fetches if self.download_fetches else None
 
     @property
     def harvest_rate(self) -> float | None:

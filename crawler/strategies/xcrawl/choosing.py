@@ -1,12 +1,23 @@
-"""Which pages xCrawl fetches next: revisits first, then the candidates of most value.
+"""Which pages xCrawl fetches next: revisits, a breadth-first share, downloads, then the
+candidates of most value (best-first) or the walk's next step.
 
 Part of `XCrawl` (crawler.strategies.xcrawl.strategy), on the state it keeps: the walk's
 restarts (FindHubs and the node weights) and which nodes it may hand out.
+
+The walk (the paper's SelectLink): from the page it stands on (the last page it chose that
+was fetched), the link whose target has the most value; a link v -> t carries
+weight(t) / outdegree(v), so on one page the heaviest target wins, ties broken by the run's
+seeded generator (`walk.Walk.heaviest`). Before each step, with probability
+restartProbability, and at a dead end (no link to a page not fetched yet), it restarts at a
+random known authority, or at a seed before any is known. After a few dead ends in a row it
+takes the best candidate of the whole graph, so a run never stalls.
 """
 
 from __future__ import annotations
 
 from collections import deque
+
+import numpy as np
 
 from crawler.canonical import url_shape
 from crawler.models import Page
@@ -14,6 +25,8 @@ from crawler.sitesearch.template import is_search_url
 from crawler.strategies.xcrawl.priority import Candidate
 
 PENDING_KEPT = 32  # hand-outs not observed yet that still hold back weaker candidates
+REFRESH_EVERY = 8  # hand-outs between two recomputations of the node weights
+DEAD_ENDS = 3  # restarts at dead ends in a row before the walk takes the best candidate
 
 
 class ChoosingUrls:
@@ -26,6 +39,7 @@ class ChoosingUrls:
             del self._pending[node]
         while len(self._pending) > PENDING_KEPT:
             del self._pending[next(iter(self._pending))]
+        self._refresh_weights()
         pending = list(self._pending.values())
         chosen = self.priorities.best(
             limit - len(picked),
@@ -91,18 +105,97 @@ class ChoosingUrls:
         template = self.search_template
         return template is None or not is_search_url(self.graph.urls[node], template)
 
-    def _restart(self) -> None:
-        """FindHubs, recompute the node weights, and DownloadAllAuthorities for new hubs."""
-        self.stats.restarts += 1
+    def _explore(self, picked: list[int], limit: int) -> None:
+        """Take the frontier's breadth-first next URLs while they are below `explore_share`."""
+        share = self.config.explore_share
+        while len(picked) < limit and self.explored < share * (self.handed + len(picked) + 1):
+            urls = self.frontier.next_batch(1)
+            if not urls:
+                return
+            node = self.graph.node(urls[0])
+            self.explored += 1
+            if node not in self.blocked and node not in picked:
+                picked.append(node)
+
+    def _walk(self, picked: list[int], limit: int) -> None:
+        """Add the walk's next steps to `picked`: the best links of the page it stands on."""
+        dead_ends = 0
+        while len(picked) < limit:
+            if self.walk.current is None or self.walk.wants_restart():
+                self._restart()
+                self._walk_restart()
+            self._refresh_weights()
+            values = self._walk_values()
+            node = self.walk.choose(values, lambda n: n not in picked and self._walkable(n))
+            if node is None:
+                dead_ends += 1
+                if dead_ends > DEAD_ENDS:
+                    self._choose(picked, limit)
+                    return
+                self._restart()
+                self._walk_restart()
+                continue
+            dead_ends = 0
+            picked.append(node)
+            self.walked.add(node)
+            self.stats.walk_steps += 1
+
+    def _walk_restart(self) -> None:
+        """Start the walk again at a random known authority, or a seed before any is known."""
+        known = [int(n) for n in self.graph.accepted().nonzero()[0] if self.graph.is_visited(n)]
+        if known:
+            self.walk.start_at(self.rng.choice(sorted(known)))
+            return
+        seeds = sorted(self.graph.index[url] for url in self._seeds if url in self.graph.index)
+        if seeds:
+            self.walk.start_at(self.rng.choice(seeds))
+
+    def _walk_values(self):
+        """Return every node's value for the walk: its candidate value, else its node weight."""
+        values = self._weights.copy() if len(self._weights) else self._weights
+        if len(values) < len(self.graph):
+            values = np.concatenate([values, np.zeros(len(self.graph) - len(values))])
+        values = values * self.config.graph_share
+        current = self.walk.current
+        successors = self.graph.successors(current) if current is not None else []
+        memo: dict[object, float] = {}
+        for node in successors:
+            if node in self.priorities.candidates:
+                values[node] = self.priorities.value(node, float(self._weights_at(node)), memo)
+        return values
+
+    def _weights_at(self, node: int) -> float:
+        return self._weights[node] if node < len(self._weights) else 0.0
+
+    def _walkable(self, node: int) -> bool:
+        return node in self.priorities.candidates and self._fetchable(node)
+
+    def _find_hubs(self) -> set[int]:
+        """FindHubs, and DownloadAllAuthorities for the new hubs; return them."""
         new_hubs = self.weights.find_hubs() if self.graph.accepted().any() else set()
         if new_hubs:
             self.no_new_hubs = 0
             self.stats.hubs += len(new_hubs)
             for hub in sorted(new_hubs):
+                self._raise_evidence(hub)
                 self._harvest(hub)
             self._store_hubs(new_hubs)
-        else:
+        return new_hubs
+
+    def _restart(self) -> None:
+        """A restart: FindHubs, counted for noNewHubsFound, and the node weights recomputed."""
+        self.stats.restarts += 1
+        if not self._find_hubs():
             self.no_new_hubs += 1
+        self._refresh_weights(force=True)
+
+    def _refresh_weights(self, *, force: bool = False) -> None:
+        """Recompute the node weights (incrementally, max-normalised) at a restart, and
+        between restarts every `REFRESH_EVERY` hand-outs: PageRank over the whole graph at
+        every choice would cost more than the fetches it orders."""
+        if not force and self.handed - self._weights_handed < REFRESH_EVERY:
+            return
+        self._weights_handed = self.handed
         weights = self.weights.weights()
         top = weights.max() if len(weights) else 0.0
         self._weights = weights / top if top > 0 else weights

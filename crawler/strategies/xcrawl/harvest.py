@@ -1,36 +1,124 @@
-"""DownloadAllAuthorities: the unfetched links beside a hub's links to authorities.
+"""DownloadAllAuthorities: fetch every page a topical hub lists, and judge the list as it goes.
 
 Part of `XCrawl` (crawler.strategies.xcrawl.strategy), on the state it keeps.
+
+When FindHubs marks a hub, the DOM subtree that holds its links to authorities
+(`walk.authority_subtrees`) is downloaded: every same-site link in it not fetched yet is
+queued, ahead of the candidates the run values (an unread list page included), and so are
+the other pages of the hub's own paginated list, whose items sit in the same subtree of the
+same template. Each page fetched through the download is validated; the subtree's harvest
+(validated share of its fetched items) is kept per hub. After `download_probe` items a
+subtree whose share is below `download_min_share` (or, where few pages validate, below
+twice the share of the information pages fetched so far) is not topical (a "recent posts" sidebar
+is a hub of everything): its queue is dropped and no further page of its list is harvested.
+The seeds' own paginated lists (a blog's post list, a paper's front page) list everything
+the site has: they are never downloaded, their items are valued one by one; so is any other
+list of everything (an archive), one that holds every item of its shape the seeds list and
+most of the pages of that shape the run knows.
 """
 
 from __future__ import annotations
 
-from crawler.strategies.xcrawl.priority import TOPICAL
-from crawler.strategies.xcrawl.walk import authority_subtrees, links_in_subtrees
+from collections import Counter, deque
+from dataclasses import dataclass, field
 
-# The most DownloadAllAuthorities adds to a link's evidence: below the value of an unread
-# list page, so a list that only holds some authorities never outbids reading on.
+from crawler.canonical import pager_key, url_shape
+from crawler.strategies.xcrawl.priority import TOPICAL
+from crawler.strategies.xcrawl.walk import authority_subtrees, in_subtree, links_in_subtrees
+
+DOWNLOADS_REPORTED = 50  # downloads listed on a run's record at most
+# Links a subtree of authorities holds at least to be a list worth downloading (a pair of
+# "previous / next" links or three related posts below an article are not).
+MIN_LIST_ITEMS = 5
+# The most a hub's subtree adds to the evidence of the links in it: below the value of an
+# unread list page, so a list that only holds some authorities never outbids reading on.
 HARVEST_SHARE = 0.15
+LIFT = 2.0  # a topical subtree's validated share over the run's, at least
+DOWNLOAD_TIE = 0.15  # expected shares this close are served in turn
+EVERYTHING = 0.5  # share of the known pages of its items' shape a list of everything holds
+
+
+@dataclass
+class Download:
+    """One hub's DownloadAllAuthorities: what it queued, fetched and found."""
+
+    hub: int
+    subtrees: list[str]
+    queue: deque[int] = field(default_factory=deque)
+    items: set[int] = field(default_factory=set)  # queued item nodes (not list pages)
+    pages: set[int] = field(default_factory=set)  # the hub list's own pages
+    fetched: int = 0  # items fetched through the download
+    accepted: int = 0  # of which the validator accepted
+    known: int = 0  # subtree items fetched before, not on their own words' evidence
+    known_accepted: int = 0
+    handed: int = 0  # pages handed out through the download
+    handed_items: int = 0  # of which items (not list pages)
+    stopped: bool = False
+
+    def expected(self) -> float:
+        """Return the share expected of its next items (Laplace: one of two before any)."""
+        return (self.accepted + self.known_accepted + 1) / (self.fetched + self.known + 2)
+
+    def share(self) -> float:
+        """Return the validated share of the subtree's items judged so far."""
+        judged = self.fetched + self.known
+        return (self.accepted + self.known_accepted) / judged if judged else 0.0
 
 
 class HarvestingHubs:
-    """XCrawl's DownloadAllAuthorities, as evidence."""
+    """XCrawl's DownloadAllAuthorities, as a download."""
+
+    def _start_downloads(self) -> None:
+        self.downloads: dict[str, Download] = {}  # the hub's list key -> its download
+        self.download_of: dict[int, Download] = {}  # queued node -> its download
+        self.linked_from: dict[int, list[int]] = {}  # node -> fetched pages linking to it
+        self.articles: set[int] = set()  # fetched pages the analyser found information pages
+        self.everything: set[str] = set()  # list keys found to list everything the site has
+        self.download_fetches = 0
+        self.download_accepted = 0
 
     def _harvest(self, hub: int, *, force: bool = False) -> None:
-        """Raise the evidence of every unfetched link in the hub's subtrees of authorities.
-
-        DownloadAllAuthorities, as evidence: a link beside links to authorities in the same
-        list is as likely topical as the list's share of authorities among the fetched links
-        whose own words did not name the topic (what the list adds to the labels: a list
-        that is topical as a whole, not one whose topical items were picked by their titles).
-        """
+        """Start the download of a hub's subtree of authorities, or extend it to a list page."""
         if hub in self.harvested and not force:
             return
-        self.harvested.add(hub)
+        key = pager_key(self.graph.urls[hub])[0]
+        download = self.downloads.get(key)
         links = self.links.get(hub, [])
+        if download is not None:
+            self.harvested.add(hub)
+            if not download.stopped:
+                self._queue_subtree(download, hub, links, download.subtrees)
+            return
+        if hub in self.articles:
+            return  # an article beside its related links is an authority, not a hub
+        if key in self._seed_lists():
+            return  # the seeds' own lists list everything the site has
+        subtrees = authority_subtrees(links, self.graph.is_accepted)
+        targets = links_in_subtrees(links, subtrees)
+        if len(targets) < MIN_LIST_ITEMS or sum(map(self.graph.is_accepted, targets)) < max(
+            2, self.config.hub_min_authorities
+        ):
+            return  # not a hub of authorities (yet): asked again as authorities are found
+        if self._lists_everything(key, targets):
+            return
+        self.harvested.add(hub)
+        download = self.downloads[key] = Download(hub, subtrees)
+        self._judge_known(download, targets)
+        if self._probe_failed(download):
+            return
+        self._queue_subtree(download, hub, links, subtrees)
+
+    def _raise_evidence(self, hub: int) -> None:
+        """Raise the evidence of every unfetched link in a HITS hub's subtrees of authorities.
+
+        Whether or not the subtree is downloaded: a link beside links to authorities in the
+        same list is as likely topical as the list's share of authorities among the fetched
+        links whose own words did not name the topic.
+        """
+        links = self.links.get(hub, [])
+        at_fetch = self.priorities.evidence_at_fetch
         for subtree in authority_subtrees(links, self.graph.is_accepted):
             targets = links_in_subtrees(links, [subtree])
-            at_fetch = self.priorities.evidence_at_fetch
             fetched = [
                 t for t in targets if self.graph.is_visited(t) and at_fetch.get(t, 1.0) < TOPICAL
             ]
@@ -42,3 +130,189 @@ class HarvestingHubs:
                 if candidate is not None:
                     candidate.boost = max(candidate.boost, HARVEST_SHARE * share)
                     candidate.evidence = max(candidate.text_evidence, candidate.boost)
+
+    def _seed_lists(self) -> set[str]:
+        return {pager_key(url)[0] for url in self._seeds}
+
+    def _lists_everything(self, key: str, targets: list[int]) -> bool:
+        """Tell whether a subtree lists everything the site has, as the seeds' own lists do
+        (an archive): it holds every page of its items' shape the fetched seeds link to, and
+        at least `EVERYTHING` of the pages of that shape the run knows. Such a list is
+        remembered by its key and its items are valued one by one.
+        """
+        if key in self.everything:
+            return True
+        urls = self.graph.urls
+        shape = Counter(url_shape(urls[t]) for t in targets).most_common(1)[0][0]
+        seeds = [self.graph.index[u] for u in self._seeds if u in self.graph.index]
+        listed = {
+            t
+            for seed in seeds
+            for t, _, _ in self.links.get(seed, [])
+            if url_shape(urls[t]) == shape
+        }
+        if not listed or not listed <= set(targets):
+            return False
+        known = sum(url_shape(url) == shape for url in urls)
+        if len(set(targets)) < EVERYTHING * known:
+            return False
+        self.everything.add(key)
+        return True
+
+    def _hubs_around(self, node: int) -> None:
+        """Start downloads of the fetched pages whose lists hold a new authority `node`.
+
+        FindHubs by HITS marks the pages whose hub weight is near the largest, which a
+        sitemap or an archive of everything holds; a category of a few dozen items only
+        stands out by the share of authorities in its list, which the download's probe
+        measures.
+        """
+        for page in self.linked_from.get(node, ()):
+            if page not in self.harvested and self.graph.is_visited(page):
+                self._harvest(page)
+
+    def _judge_known(self, download: Download, targets: list[int]) -> None:
+        """Count the subtree's items fetched before that their own words did not call topical.
+
+        Items picked for naming the topic say nothing of the rest of the list.
+        """
+        at_fetch = self.priorities.evidence_at_fetch
+        for target in targets:
+            if self.graph.is_visited(target) and at_fetch.get(target, 1.0) < TOPICAL:
+                download.known += 1
+                download.known_accepted += self.graph.is_accepted(target)
+
+    def _queue_subtree(self, download: Download, page: int, links, subtrees: list[str]) -> None:
+        """Queue the unfetched items of `subtrees` on `page`, then the page's list pages."""
+        key = pager_key(self.graph.urls[page])[0]
+        targets = links_in_subtrees(links, subtrees)
+        if not targets and page != download.hub:
+            # Another template on a later page of the list: its own subtree of authorities.
+            targets = links_in_subtrees(links, authority_subtrees(links, self.graph.is_accepted))
+        pagers = [
+            target
+            for target, area, _ in links
+            if pager_key(self.graph.urls[target])[0] == key
+            and target != page
+            and not any(in_subtree(area, root) for root in subtrees)
+        ]
+        for target in targets:
+            if target not in download.items and self._queueable(target):
+                download.items.add(target)
+                download.queue.append(target)
+                self.download_of.setdefault(target, download)
+        download.pages.add(page)
+        for target in pagers:
+            if target in download.pages:
+                continue
+            if self.graph.is_visited(target):
+                # A page of the list read before the hub was known: its items now.
+                self._queue_subtree(download, target, self.links.get(target, []), subtrees)
+            elif self._queueable(target):
+                download.pages.add(target)
+                download.queue.append(target)
+                self.download_of.setdefault(target, download)
+
+    def _queueable(self, node: int) -> bool:
+        return node not in self.download_of and self._open(node)
+
+    def _download_observed(self, node: int, accepted: bool) -> None:
+        """Count a page fetched through a download; stop the download if its probe failed."""
+        download = self.download_of.pop(node, None)
+        if download is None:
+            return
+        self.download_fetches += 1
+        self.download_accepted += accepted
+        if node in download.pages:
+            if not download.stopped:
+                self._harvest(node, force=True)
+            return
+        download.fetched += 1
+        download.accepted += accepted
+        self._probe_failed(download)
+
+    def _probe_failed(self, download: Download) -> bool:
+        """Stop a download whose probe shows a subtree that is not topical; say if it did."""
+        judged = download.fetched + download.known
+        if download.stopped or judged < self.config.download_probe:
+            return download.stopped
+        if download.share() >= self._needed_share():
+            return False
+        download.stopped = True
+        for node in download.queue:
+            if self.download_of.get(node) is download:
+                del self.download_of[node]
+        download.queue.clear()
+        return True
+
+    def _pick_downloads(self, picked: list[int], limit: int) -> None:
+        """Hand out queued download pages, up to `limit` in all.
+
+        Each page comes from the most promising download: among those whose expected
+        share is within `DOWNLOAD_TIE` of the best, the one that handed out least, so
+        equally topical hubs progress together and a better one goes first.
+        """
+        while len(picked) < limit:
+            active = [d for d in self.downloads.values() if d.queue and not self._probing(d)]
+            if not active:
+                return
+            best = max(d.expected() for d in active)
+            download = min(
+                (d for d in active if d.expected() >= best - DOWNLOAD_TIE),
+                key=lambda d: d.handed,
+            )
+            node = self._next_of(download)
+            if node in picked or not self._open(node) or self._refused(node):
+                self.download_of.pop(node, None)
+                continue
+            download.handed += 1
+            download.handed_items += node in download.items
+            picked.append(node)
+
+    def _needed_share(self) -> float:
+        """Return the validated share a subtree needs: `download_min_share`, or less on a
+        site where few pages validate, as long as the subtree holds `LIFT` times the share
+        of the information pages fetched so far (a list of everything holds about as
+        many).
+        """
+        accepted, rejected = self.learner.pages
+        base = (accepted + 1) / (accepted + rejected + 2)
+        return min(self.config.download_min_share, LIFT * base)
+
+    def _next_of(self, download: Download) -> int:
+        """Take a download's next page: during its probe an item at random (the run's seeded
+        generator), so the probe samples the whole list rather than its first items."""
+        queue = download.queue
+        if download.fetched + download.known >= self.config.download_probe:
+            return queue.popleft()
+        items = [i for i, node in enumerate(queue) if node in download.items]
+        if not items:
+            return queue.popleft()
+        index = items[self.rng.randrange(len(items))]
+        node = queue[index]
+        del queue[index]
+        return node
+
+    def _probing(self, download: Download) -> bool:
+        """Tell whether a download handed out its whole probe and awaits the verdicts."""
+        judged = download.fetched + download.known
+        probe = self.config.download_probe
+        return judged < probe and download.handed_items >= probe - download.known
+
+    def _refused(self, node: int) -> bool:
+        candidate = self.priorities.candidates.get(node)
+        depth = candidate.depth if candidate is not None else 0
+        return self.frontier.refusal(self.graph.urls[node], depth) is not None
+
+    def download_report(self) -> list[dict[str, object]]:
+        """Return each download's hub, fetches and harvest, for the run's record."""
+        return [
+            {
+                "hub": self.graph.urls[d.hub],
+                "fetched": d.fetched,
+                "accepted": d.accepted,
+                "harvest": round(d.accepted / d.fetched, 3) if d.fetched else None,
+                "stopped": d.stopped,
+            }
+            for d in list(self.downloads.values())[:DOWNLOADS_REPORTED]
+        ]

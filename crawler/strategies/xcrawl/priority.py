@@ -3,8 +3,7 @@
 Every page the run knows and has not fetched is a candidate with
 
 - evidence in [0, 1]: the best topical evidence of the links to it (anchor, item block,
-  words of its URL, a feed item's title and summary), raised by the topical authority of
-  the hub subtree holding it (DownloadAllAuthorities, as evidence rather than a queue);
+  words of its URL, a feed item's title and summary);
 - a list, when it was reached as another page of a paginated list (`pager_key`).
 
 Its value:
@@ -16,8 +15,11 @@ Its value:
 2. Any other page: a hub with the probability its URL shape gave hubs so far (prior one
    half), valued like a list page whose yield is its link evidence times `HUB_ITEMS`
    plus the shape's mean yield; else a post, valued by its evidence.
-3. Plus `GRAPH_SHARE` times the node's xCrawl weight (HITS, PageRank or topic-sensitive
-   PageRank, max-normalised), so the link analysis breaks the ties that evidence leaves.
+3. Scaled by the node's xCrawl weight w (HITS, PageRank or topic-sensitive PageRank,
+   max-normalised): value * (1 - g + g * w), g the `graph_share` setting, so the link
+   analysis reorders every choice between pages whose values are within a factor 1 - g
+   (g = 0: evidence only). A weight added instead would lift the pages nothing points to as
+   topical (the neighbours of authorities read earlier) above an unread list page.
 
 A post is fetched when its evidence beats the expected yield of the next hub.
 """
@@ -29,7 +31,6 @@ from dataclasses import dataclass, field
 
 PRIOR_YIELD = 0.5  # topical links expected on a list page nothing is known about
 HUB_ITEMS = 4.0  # topical items a hub whose link names the topic is expected to list
-GRAPH_SHARE = 0.02  # a tie-breaker: never outbids a difference in evidence or yield
 TOPICAL = 0.5  # evidence from which a link counts in a hub's yield
 KEEP_FOR_LATER = 0.8
 
@@ -42,7 +43,7 @@ class Candidate:
     evidence: float = 0.0
     stems: frozenset[str] = frozenset()  # words around its links, rescored as terms are learnt
     text_evidence: float = 0.0
-    boost: float = 0.0  # from the topical authority of the hubs listing it
+    boost: float = 0.0  # a floor: the site's seeds, sitemaps and feeds
     shape: str = ""
     list_key: str | None = None
     number: int = 1
@@ -91,7 +92,8 @@ class ShapeRecord:
 class Priorities:
     """The candidates of one run and their values."""
 
-    def __init__(self) -> None:
+    def __init__(self, graph_share: float = 0.0) -> None:
+        self.graph_share = graph_share
         self.candidates: dict[int, Candidate] = {}
         self.lists: dict[str, ListRecord] = {}
         self.shapes: dict[str, ShapeRecord] = {}
@@ -106,23 +108,27 @@ class Priorities:
         memo: the yields of lists and shapes worked out for other candidates since nothing
         changed (one ask values every candidate).
         """
+        g = self.graph_share
+        return self._evidence_value(node, memo) * (1 - g + g * graph_weight)
+
+    def _evidence_value(self, node: int, memo: dict[object, float] | None) -> float:
+        """Return the candidate's value by its evidence and the yields of lists and shapes."""
         c = self.candidates[node]
         memo = {} if memo is None else memo
-        bonus = GRAPH_SHARE * graph_weight
         if c.list_key is not None:
             key: object = (c.list_key, c.number)
             y = memo.get(key)
             if y is None:
                 record = self.lists.get(c.list_key)
                 y = memo[key] = record.expected(c.number) if record else PRIOR_YIELD
-            return max(y / (1 + y), c.evidence) + bonus
+            return max(y / (1 + y), c.evidence)
         p_hub = memo.get(c.shape)
         if p_hub is None:
             shape = self.shapes.get(c.shape)
             p_hub = memo[c.shape] = shape.hub_probability() if shape else 0.5
             memo[(c.shape,)] = shape.mean_yield() if shape else PRIOR_YIELD
         y = HUB_ITEMS * c.evidence + memo[(c.shape,)]
-        return p_hub * y / (1 + y) + (1 - p_hub) * c.evidence + bonus
+        return p_hub * y / (1 + y) + (1 - p_hub) * c.evidence
 
     def best(self, limit: int, weights, allowed, *, pending: float = 0.0) -> list[int]:
         """Return up to `limit` candidates by value (ties: the one found first) that `allowed` admits.

@@ -7,24 +7,29 @@ Per run (the paper's per-site loop, on the stored graph of earlier runs):
    (`evidence.LearnedTerms`); the validator (`crawler.strategies.xcrawl.validator`) accepts
    authorities.
 2. Known hubs and seeds due for a revisit are fetched first (new links appear there).
-3. GetAuthorities: when the site has a search (admin template, or a GET search form found on
+3. A share of the fetches (`explore_share`) is taken in the frontier's breadth-first order,
+   so a topic near the seeds is found about as soon as breadth-first finds it.
+4. DownloadAllAuthorities (harvest.py): FindHubs runs whenever a new authority is found
+   and at every restart, and so does a check of the lists linking to the new authority;
+   each new hub's subtree of authorities, and its list's other pages, are queued ahead of
+   everything the run values, validated, and dropped when a random probe shows a subtree
+   that is not topical. The links of a HITS hub's subtree also gain evidence from its share
+   of authorities.
+5. GetAuthorities: when the site has a search (admin template, or a GET search form found on
    a seed), generated queries are searched there and their first results validated.
-4. Hubs before posts: every unfetched page is valued (`priority.Priorities`) by the
-   topical evidence of the links to it on the hubs read so far (anchor, item block, URL
-   words, feed items) or, for a page of a paginated list or a hub, by the topical yield
-   expected of it; the best is fetched next. A post is fetched when its evidence beats the
-   next hub's expected yield.
-5. Restarts (probability p per fetch, the paper's restartProbability): FindHubs (HITS,
-   authorities fixed), node weights (HITS, PageRank or topic-sensitive PageRank) that break
-   ties between equal evidence, and DownloadAllAuthorities for every new hub: the links in
-   the DOM subtree that holds its links to authorities gain evidence from the subtree's
-   share of authorities.
-
-Deviation from the paper, on purpose: the paper walks from the current page along its best
-link; here the best link of the whole known graph is taken (a walk that restarts anywhere
-at no cost), because a run is capped by a page budget and a walk spends fetches on pages
-it only passes through. DownloadAllAuthorities raises evidence instead of queueing every
-link, so the budget goes to the subtree's topical items first.
+6. SelectLink, by one of two variants:
+   - best-first ("xcrawl", "xcrawl-hits", "xcrawl-pagerank", "xcrawl-evidence"): every
+     unfetched page is valued (`priority.Priorities`) by the topical evidence of the links
+     to it, or, for a page of a paginated list or a hub, by the topical yield expected of
+     it, mixed with its node weight (HITS, PageRank or topic-sensitive PageRank; weight
+     `graph_share`); the best of the whole known graph is fetched next, and a restart
+     (probability restartProbability per fetch) runs FindHubs;
+   - the paper's walk ("xcrawl-walk", choosing.py): from the page the walk stands on, the
+     link of most value; with probability restartProbability, or at a dead end, a restart
+     at a random known authority (a seed before any is known).
+7. noNewHubsFound: `max_iterations` restarts in a row that found no new hub stop the run
+   ("no-new-hubs"); a new authority starts the count again (the walk still finds what
+   the site's hubs list).
 
 `XCrawl` is the strategy's face; its phases are its parts: choosing the next URLs
 (choosing.py), judging a fetched page (observing.py), weighing its links (weighing.py),
@@ -46,11 +51,11 @@ from django.utils import timezone
 from analyzer.isolation import Reader
 from crawler.conf import XcrawlSettings, xcrawl_settings
 from crawler.fetch.result import FetchResult
-from crawler.models import Link, Page
+from crawler.models import CrawlRun, Link, Page
 from crawler.models.xcrawl import PageVerdict
 from crawler.strategies.base import PageObservation, Strategy, register
 from crawler.strategies.xcrawl.authorities import GetAuthorities
-from crawler.strategies.xcrawl.choosing import ChoosingUrls
+from crawler.strategies.xcrawl.choosing import REFRESH_EVERY, ChoosingUrls
 from crawler.strategies.xcrawl.evidence import Evidence, LearnedTerms
 from crawler.strategies.xcrawl.graph import WebGraph
 from crawler.strategies.xcrawl.harvest import HarvestingHubs
@@ -88,11 +93,13 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
 
     name = "xcrawl"
     variant: ClassVar[str | None] = None  # subclasses pin a weight variant
+    pinned: ClassVar[dict[str, object]] = {}  # and other settings
+    walking: ClassVar[bool] = False  # the paper's walk instead of best-first
 
     def __init__(self, site, run, frontier, *, rng, topic, settings: XcrawlSettings | None = None):
         super().__init__(site, run, frontier, rng=rng, topic=topic)
         pinned = {"variant": self.variant} if self.variant else {}
-        self.config = settings or xcrawl_settings(**pinned)
+        self.config = settings or xcrawl_settings(**pinned, **self.pinned)
         self.stats = XcrawlStats()
         self._focus(site, topic)
         self._build_graph(rng)
@@ -116,7 +123,8 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
 
     def _start_evidence(self) -> None:
         """Start the link evidence, the learnt terms and the candidates' values."""
-        self.priorities = Priorities()
+        self.priorities = Priorities(self.config.graph_share)
+        self._start_downloads()
         self._weights = np.zeros(0)
         if not self.focused:
             return
@@ -155,7 +163,11 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
         self.blocked: set[int] = set()  # nodes handed out in this run
         self.revisits: deque[int] = deque()
         self.harvested: set[int] = set()  # hubs whose subtree was queued
-        self.no_new_hubs = 0
+        self.no_new_hubs = 0  # restarts in a row without a new hub
+        self.handed = 0  # URLs handed out by the strategy's own choice
+        self.explored = 0  # of which in the frontier's breadth-first order
+        self.walked: set[int] = set()  # nodes the walk chose
+        self._weights_handed = -REFRESH_EVERY  # `handed` when the weights were last computed
         self.search: GetAuthorities | None = None
         self.search_template: str | None = None  # the site's search, known or detected
         self.search_checked = False
@@ -172,12 +184,18 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
             self._adopt_frontier()
         picked: list[int] = []
         self._pick(picked, self.revisits, limit)
+        self._explore(picked, limit)
+        self._pick_downloads(picked, limit)
         if self.search is not None and len(picked) < limit:
             url = self.search.next_search(self._admit)
             if url is not None:
                 picked.append(self.graph.node(url))
         if len(picked) < limit:
-            self._choose(picked, limit)
+            if self.walking:
+                self._walk(picked, limit)
+            else:
+                self._choose(picked, limit)
+        self.handed += len(picked)
         self.blocked.update(picked)
         return [self.graph.urls[node] for node in picked]
 
@@ -209,6 +227,10 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
             self.links[node] = [
                 (self.graph.index[link.url], link.area_path, link.area_kind) for link in links
             ]
+            if observation.kind == "information":
+                self.articles.add(node)
+            for target in dict.fromkeys(t for t, _, _ in self.links[node]):
+                self.linked_from.setdefault(target, []).append(node)
             if verdict.accepted and not was_authority:
                 self.stats.authorities += 1
             self._note_affinity(node, observation, verdict, words)
@@ -216,15 +238,25 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
             self._weigh_links(node, observation, links, reading)
             self._learn(observation, verdict, words)
             self._store_verdict(observation, verdict)
+            if self.walking and node in self.walked:
+                self.walk.arrive(node)
             if node in self.weights.hubs:
+                self._raise_evidence(node)
                 self._harvest(node, force=True)
+            self._download_observed(node, verdict.accepted)
+            if verdict.accepted and not was_authority:
+                self.no_new_hubs = 0  # the walk still finds authorities
+                self._find_hubs()
+                self._hubs_around(node)
+            self._harvest(node)
             self._maybe_find_search(observation)
             self._maybe_probe(node, observation)
         else:
             self.graph.add_page(observation.url, self.graph_targets(node), accepted=False)
             self.priorities.candidates.pop(node, None)
+            self._download_observed(node, False)
         self._search_observed(observation, verdict, node)
-        if self.walk.wants_restart():
+        if not self.walking and self.walk.wants_restart():
             self._restart()
 
     def accepts(self, observation: PageObservation) -> bool:
@@ -232,6 +264,11 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
             return super().accepts(observation)
         node = self.graph.index.get(observation.url)
         return node is not None and self.graph.is_accepted(node)
+
+    def stop_reason(self) -> str | None:
+        if self.focused and self.no_new_hubs >= self.config.max_iterations:
+            return "no-new-hubs"
+        return None
 
     def search_fetches(self) -> int:
         return self.stats.searches
@@ -244,6 +281,7 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
             "synonyms": sorted(self.evidence.synonyms),
             "hubs": len(self.weights.hubs),
             "restarts": self.stats.restarts,
+            "downloads": self.download_report(),
         }
 
     def read_ahead(self, fetched: FetchResult) -> Reader | None:
@@ -262,6 +300,9 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
     def close(self) -> None:
         if self.focused:
             self._flush_verdicts()
+            CrawlRun.objects.filter(id=self.run.id).update(
+                download_fetches=self.download_fetches, download_relevant=self.download_accepted
+            )
 
     def _admissible(self, url: str, depth: int) -> bool:
         return self.frontier.refusal(url, depth) is None
@@ -321,3 +362,19 @@ class XCrawlPageRank(XCrawl):
 
     name = "xcrawl-pagerank"
     variant = Variant.HITS_PAGERANK.value
+
+
+@register
+class XCrawlEvidence(XCrawl):
+    """xCrawl choosing by topical evidence alone (no node weights), for the ablation."""
+
+    name = "xcrawl-evidence"
+    pinned: ClassVar[dict[str, object]] = {"graph_share": 0.0}
+
+
+@register
+class XCrawlWalk(XCrawl):
+    """xCrawl as the paper's walk: the current page's best link, restarts at authorities."""
+
+    name = "xcrawl-walk"
+    walking = True

@@ -1,0 +1,222 @@
+"""xCrawl as the papers state it, on real local servers: DownloadAllAuthorities downloads a
+topical hub's list and stops on a list that is not topical, the walk variant, the
+noNewHubsFound stop, node weights in the choice, and the admin's DownloadAll figures."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from analyzer.text import stems
+from crawler.models import CrawlRun, Site
+from crawler.run.loop import crawl
+from crawler.strategies.xcrawl.priority import Candidate, Priorities
+from crawler.topic import Topic, register_topic_provider
+from tests.crawler.servers import SiteServer
+from tests.crawler.sites import make_site
+
+TOPIC = Topic(terms={stem: 1.0 for stem in stems(["camera", "lens"])}, language="en")
+CAMERA_TEXT = "The camera has a new lens, a camera sensor and a lens hood for the camera."
+GARDEN_TEXT = "The garden needs water, roses need pruning and the lawn needs mowing."
+LIST_PAGES = 12  # pages of the site's post list, none topical
+CATEGORY_ITEMS = 20  # items of the topical category, only two titled with the topic
+
+
+@pytest.fixture
+def topic():
+    register_topic_provider(lambda site: TOPIC)
+    yield TOPIC
+    register_topic_provider(None)
+
+
+def page(title: str, main: str, nav: str = "") -> str:
+    return (
+        f"<!doctype html><html lang='en'><head><title>{title}</title></head><body>"
+        f"<header><nav><ul><li><a href='/'>Home</a></li>{nav}</ul></nav></header>"
+        f"<main>{main}</main><footer><p>A small blog</p></footer></body></html>"
+    )
+
+
+def items(links: list[tuple[str, str]]) -> str:
+    return (
+        "<ul class='posts'>"
+        + "".join(
+            f"<li><article><h2><a href='{href}'>{label}</a></h2><p>An excerpt of the post: a few sentences that tell what it is about, written by the author, with a date and a byline.</p></article></li>"
+            for href, label in links
+        )
+        + "</ul>"
+    )
+
+
+def post(title: str, text: str) -> str:
+    paragraphs = "".join(f"<p>{text} Sentence {i} makes it prose.</p>" for i in range(6))
+    return page(title, f"<article><h1>{title}</h1>{paragraphs}</article>")
+
+
+def serve_blog(server: SiteServer, *, popular: bool = False, archive: bool = False) -> list[str]:
+    """Serve a blog: a post list of LIST_PAGES gardening pages and a camera category whose
+    items mostly have titles without the topic's words; return the category's item paths.
+
+    popular: a page of popular posts, two camera posts and ten others, is linked from the menu.
+    archive: an archive page listing every post is linked from the menu.
+    """
+    nav = "<li><a href='/category/cameras/'>Cameras</a></li>"
+    if archive:
+        nav += "<li><a href='/archives/'>Archives</a></li>"
+        links = [(f"/g/{n}-{i}/", f"Garden day {n}.{i}") for n in range(1, 13) for i in range(6)]
+        links[3:3] = [(f"/c/{i}/", f"Field notes {i}") for i in range(2, CATEGORY_ITEMS)]
+        server.html("/archives/", page("Archives", items(links), nav))
+    if popular:
+        nav += "<li><a href='/popular/'>Popular camera and garden posts</a></li>"
+        links = [("/c/0/", "Camera test"), ("/c/1/", "Camera lens")]
+        links += [(f"/r/{i}/", f"Weekend {i}") for i in range(10)]
+        server.html("/popular/", page("Popular", items(links), nav))
+    for number in range(1, LIST_PAGES + 1):
+        path = "/" if number == 1 else f"/page/{number}/"
+        garden = [(f"/g/{number}-{i}/", f"Garden day {number}.{i}") for i in range(6)]
+        pager = f"<nav class='pager'><a href='/page/{number + 1}/'>Older</a></nav>"
+        server.html(path, page("Blog", items(garden) + pager, nav))
+        for href, label in garden:
+            server.html(href, post(label, GARDEN_TEXT))
+    for i in range(10):
+        server.html(f"/r/{i}/", post(f"Weekend {i}", GARDEN_TEXT))
+    category = [f"/c/{i}/" for i in range(CATEGORY_ITEMS)]
+    titles = ["Camera test", "Camera lens"] + [f"Field notes {i}" for i in range(2, 40)]
+    for number, chunk in ((1, category[:10]), (2, category[10:])):
+        path = "/category/cameras/" if number == 1 else "/category/cameras/page/2/"
+        pager = "<nav class='pager'><a href='/category/cameras/page/2/'>2</a></nav>"
+        links = [(href, titles[int(href.split("/")[2])]) for href in chunk]
+        server.html(path, page("Cameras", items(links) + pager, nav))
+    for href in category:
+        server.html(href, post(titles[int(href.split("/")[2])], CAMERA_TEXT))
+    return category
+
+
+def run_crawl(server: SiteServer, budget: int, strategy: str = "xcrawl", seed: int = 1):
+    site = make_site(server, page_budget=budget, strategy=Site.Strategy.XCRAWL)
+    fetched: list[str] = []
+
+    def progress(run, observation) -> None:
+        if observation.status is not None:
+            fetched.append(observation.url.removeprefix(server.origin))
+
+    run = crawl(site, strategy=strategy, seed=seed, render_shells="off", progress=progress)
+    return run, fetched
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_download_all_fetches_a_topical_hubs_whole_list_ahead_of_unread_list_pages(topic):
+    with SiteServer() as server:
+        category = serve_blog(server)
+        run, fetched = run_crawl(server, budget=40)
+    # The category's items whose titles lack the topic's words come before the post list's
+    # unread pages, and so does the category's second page.
+    assert set(category) <= set(fetched)
+    assert len([p for p in fetched if p.startswith("/page/")]) < LIST_PAGES - 1
+    run.refresh_from_db()
+    assert run.download_fetches >= CATEGORY_ITEMS - 4
+    assert run.download_relevant >= run.download_fetches - 1
+    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+    assert hubs["/category/cameras/"]["stopped"] is False
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_download_all_stops_after_its_probe_on_a_list_that_is_not_topical(topic, settings):
+    settings.XCRAWL_DOWNLOAD_PROBE = 3
+    with SiteServer() as server:
+        serve_blog(server, popular=True)
+        run, fetched = run_crawl(server, budget=40)
+    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+    popular = hubs["/popular/"]  # a hub of everything
+    assert popular["stopped"] is True
+    assert popular["fetched"] <= 3
+    # The topical category was downloaded meanwhile.
+    assert hubs["/category/cameras/"]["stopped"] is False
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_download_all_leaves_a_list_of_everything_to_the_evidence(topic):
+    with SiteServer() as server:
+        serve_blog(server, archive=True)
+        run, fetched = run_crawl(server, budget=40)
+    assert "/archives/" in fetched
+    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+    assert "/archives/" not in hubs
+    assert hubs["/category/cameras/"]["stopped"] is False
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_the_walk_variant_downloads_hubs_and_repeats_itself_with_the_same_seed(topic):
+    with SiteServer() as server:
+        category = serve_blog(server)
+        first, fetched = run_crawl(server, budget=40, strategy="xcrawl-walk", seed=4)
+        CrawlRun.objects.all().delete()
+        Site.objects.all().delete()
+        _, again = run_crawl(server, budget=40, strategy="xcrawl-walk", seed=4)
+    assert first.strategy == "xcrawl-walk"
+    assert first.learned["restarts"] > 0
+    assert len(set(category) & set(fetched)) >= CATEGORY_ITEMS - 2
+    assert fetched == again
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_restarts_without_a_new_hub_stop_the_run_with_their_own_reason(topic, settings):
+    settings.XCRAWL_MAX_ITERATIONS = 3
+    settings.XCRAWL_RESTART_PROBABILITY = 0.9
+    with SiteServer() as server:
+        for number in range(1, 30):
+            server.html(
+                f"/g/{number}/",
+                post(f"Garden {number}", GARDEN_TEXT).replace(
+                    "</article>", f"<a href='/g/{number + 1}/'>Next</a></article>"
+                ),
+            )
+        server.html("/", page("Blog", items([("/g/1/", "Garden 1")])))
+        run, fetched = run_crawl(server, budget=60)
+    assert run.stop_reason == "no-new-hubs"
+    assert len(fetched) < 30
+
+
+def test_node_weights_carry_real_weight_in_the_choice_unless_evidence_only():
+    def best(share: float) -> int:
+        priorities = Priorities(share)
+        priorities.candidates[0] = Candidate(depth=1, evidence=0.6, text_evidence=0.6)
+        priorities.candidates[1] = Candidate(depth=1, evidence=0.45, text_evidence=0.45)
+        weights = [0.0, 1.0]  # node 1: far heavier in the link analysis
+        return priorities.best(1, weights, lambda node: True)[0]
+
+    assert best(0.3) == 1
+    assert best(0.0) == 0
+
+
+def test_a_heavy_page_without_evidence_does_not_outbid_an_unread_list_page():
+    priorities = Priorities(0.15)
+    priorities.candidates[0] = Candidate(depth=2, shape="/page/*/", list_key="/", number=7)
+    priorities.candidates[1] = Candidate(depth=2, shape="/posts/*/")  # nothing calls it topical
+    weights = [0.0, 1.0]  # node 1: next to the authorities, the heaviest in the link analysis
+    assert priorities.best(1, weights, lambda node: True) == [0]
+
+
+@pytest.mark.django_db
+def test_the_admin_shows_what_download_all_spent_per_run_and_its_harvest(staff_client):
+    site = Site.objects.create(name="Blog", root_url="https://blog.example.com/")
+    run = CrawlRun.objects.create(
+        site=site,
+        strategy="xcrawl",
+        fetched=40,
+        download_fetches=12,
+        download_relevant=9,
+        learned={
+            "downloads": [{"hub": "https://blog.example.com/c/<b>/", "fetched": 12, "accepted": 9}]
+        },
+    )
+    page = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[run.pk]))
+    listing = staff_client.get(reverse("admin:crawler_crawlrun_changelist"))
+    assert "12 (75%)" in page.content.decode()
+    assert "https://blog.example.com/c/&lt;b&gt;/" in page.content.decode()  # escaped
+    assert "12 (75%)" in listing.content.decode()

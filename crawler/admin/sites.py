@@ -16,7 +16,7 @@ from django.utils.timezone import localtime
 
 from crawler.admin.lessons import run_economy
 from crawler.admin.records import RecordAdmin
-from crawler.admin.xcrawl import SampleDocumentInline, SiteSearchInline
+from crawler.admin.xcrawl import SampleDocumentInline, SiteSearchInline, download_rows
 from crawler.models import CrawlRun, Link, Page, PageVersion, Site
 from crawler.tasks import enqueue_crawl
 
@@ -353,22 +353,7 @@ class CrawlRunAdmin(RecordAdmin):
 
     @admin.display(description="DownloadAll per hub")
     def download_hubs(self, run: CrawlRun) -> str:
-        rows = [row for row in (run.learned or {}).get("downloads") or [] if isinstance(row, dict)]
-        if not rows:
-            return "None: no topical hub was downloaded in this run."
-        return format_html_join(  # hub URLs come from crawled pages: escaped
-            "",
-            "<div>{} · items fetched {} · accepted {} · {}</div>",
-            (
-                (
-                    row.get("hub", ""),
-                    row.get("fetched", 0),
-                    row.get("accepted", 0),
-                    "stopped after the probe" if row.get("stopped") else "downloaded",
-                )
-                for row in rows
-            ),
-        )
+        return download_rows(run.learned or {})
 
     @admin.display(description="Learned terms")
     def learned_terms(self, run: CrawlRun) -> str:

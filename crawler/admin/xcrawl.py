@@ -122,3 +122,24 @@ class ProposedSiteAdmin(admin.ModelAdmin):
     def reject(self, request: HttpRequest, queryset: QuerySet[ProposedSite]) -> None:
         rejected = sum(p.reject(request.user) for p in queryset.pending())
         self.message_user(request, f"Rejected {rejected} site(s).", messages.SUCCESS)
+
+
+def download_rows(learned: dict[str, object]) -> str:
+    """Return a run's DownloadAll per hub: items fetched, accepted, and whether it went on."""
+    found = learned.get("downloads")
+    rows = [row for row in found if isinstance(row, dict)] if isinstance(found, list) else []
+    if not rows:
+        return "None: no topical hub was downloaded in this run."
+    return format_html_join(  # hub URLs come from crawled pages: escaped
+        "",
+        "<div>{} · items fetched {} · accepted {} · {}</div>",
+        (
+            (
+                row.get("hub", ""),
+                row.get("fetched", 0),
+                row.get("accepted", 0),
+                "stopped after the probe" if row.get("stopped") else "downloaded",
+            )
+            for row in rows
+        ),
+    )

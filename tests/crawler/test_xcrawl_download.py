@@ -53,19 +53,13 @@ def post(title: str, text: str) -> str:
     return page(title, f"<article><h1>{title}</h1>{paragraphs}</article>")
 
 
-def serve_blog(server: SiteServer, *, popular: bool = False, archive: bool = False) -> list[str]:
+def serve_blog(server: SiteServer, *, popular: bool = False) -> list[str]:
     """Serve a blog: a post list of LIST_PAGES gardening pages and a camera category whose
     items mostly have titles without the topic's words; return the category's item paths.
 
     popular: a page of popular posts, two camera posts and ten others, is linked from the menu.
-    archive: an archive page listing every post is linked from the menu.
     """
     nav = "<li><a href='/category/cameras/'>Cameras</a></li>"
-    if archive:
-        nav += "<li><a href='/archives/'>Archives</a></li>"
-        links = [(f"/g/{n}-{i}/", f"Garden day {n}.{i}") for n in range(1, 13) for i in range(6)]
-        links[3:3] = [(f"/c/{i}/", f"Field notes {i}") for i in range(2, CATEGORY_ITEMS)]
-        server.html("/archives/", page("Archives", items(links), nav))
     if popular:
         nav += "<li><a href='/popular/'>Popular camera and garden posts</a></li>"
         links = [("/c/0/", "Camera test"), ("/c/1/", "Camera lens")]
@@ -133,18 +127,6 @@ def test_download_all_stops_after_its_probe_on_a_list_that_is_not_topical(topic,
     assert popular["stopped"] is True
     assert popular["fetched"] <= 3
     # The topical category was downloaded meanwhile.
-    assert hubs["/category/cameras/"]["stopped"] is False
-
-
-@pytest.mark.slow
-@pytest.mark.django_db
-def test_download_all_leaves_a_list_of_everything_to_the_evidence(topic):
-    with SiteServer() as server:
-        serve_blog(server, archive=True)
-        run, fetched = run_crawl(server, budget=40)
-    assert "/archives/" in fetched
-    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
-    assert "/archives/" not in hubs
     assert hubs["/category/cameras/"]["stopped"] is False
 
 

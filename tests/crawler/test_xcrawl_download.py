@@ -176,14 +176,6 @@ def test_node_weights_carry_real_weight_in_the_choice_unless_evidence_only():
     assert best(0.0) == 0
 
 
-def test_a_heavy_page_without_evidence_does_not_outbid_an_unread_list_page():
-    priorities = Priorities(0.15)
-    priorities.candidates[0] = Candidate(depth=2, shape="/page/*/", list_key="/", number=7)
-    priorities.candidates[1] = Candidate(depth=2, shape="/posts/*/")  # nothing calls it topical
-    weights = [0.0, 1.0]  # node 1: next to the authorities, the heaviest in the link analysis
-    assert priorities.best(1, weights, lambda node: True) == [0]
-
-
 @pytest.mark.django_db
 def test_the_admin_shows_what_download_all_spent_per_run_and_its_harvest(staff_client):
     site = Site.objects.create(name="Blog", root_url="https://blog.example.com/")

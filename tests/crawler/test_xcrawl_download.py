@@ -53,19 +53,13 @@ def post(title: str, text: str) -> str:
     return page(title, f"<article><h1>{title}</h1>{paragraphs}</article>")
 
 
-def serve_blog(server: SiteServer, *, popular: bool = False, archive: bool = False) -> list[str]:
+def serve_blog(server: SiteServer, *, popular: bool = False) -> list[str]:
     """Serve a blog: a post list of LIST_PAGES gardening pages and a camera category whose
     items mostly have titles without the topic's words; return the category's item paths.
 
     popular: a page of popular posts, two camera posts and ten others, is linked from the menu.
-    archive: an archive page listing every post is linked from the menu.
     """
     nav = "<li><a href='/category/cameras/'>Cameras</a></li>"
-    if archive:
-        nav += "<li><a href='/archives/'>Archives</a></li>"
-        links = [(f"/g/{n}-{i}/", f"Garden day {n}.{i}") for n in range(1, 13) for i in range(6)]
-        links[3:3] = [(f"/c/{i}/", f"Field notes {i}") for i in range(2, CATEGORY_ITEMS)]
-        server.html("/archives/", page("Archives", items(links), nav))
     if popular:
         nav += "<li><a href='/popular/'>Popular camera and garden posts</a></li>"
         links = [("/c/0/", "Camera test"), ("/c/1/", "Camera lens")]
@@ -138,18 +132,6 @@ def test_download_all_stops_after_its_probe_on_a_list_that_is_not_topical(topic,
 
 @pytest.mark.slow
 @pytest.mark.django_db
-def test_download_all_leaves_a_list_of_everything_to_the_evidence(topic):
-    with SiteServer() as server:
-        serve_blog(server, archive=True)
-        run, fetched = run_crawl(server, budget=40)
-    assert "/archives/" in fetched
-    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
-    assert "/archives/" not in hubs
-    assert hubs["/category/cameras/"]["stopped"] is False
-
-
-@pytest.mark.slow
-@pytest.mark.django_db
 def test_the_walk_variant_downloads_hubs_and_repeats_itself_with_the_same_seed(topic):
     with SiteServer() as server:
         category = serve_blog(server)
@@ -192,14 +174,6 @@ def test_node_weights_carry_real_weight_in_the_choice_unless_evidence_only():
 
     assert best(0.3) == 1
     assert best(0.0) == 0
-
-
-def test_a_heavy_page_without_evidence_does_not_outbid_an_unread_list_page():
-    priorities = Priorities(0.15)
-    priorities.candidates[0] = Candidate(depth=2, shape="/page/*/", list_key="/", number=7)
-    priorities.candidates[1] = Candidate(depth=2, shape="/posts/*/")  # nothing calls it topical
-    weights = [0.0, 1.0]  # node 1: next to the authorities, the heaviest in the link analysis
-    assert priorities.best(1, weights, lambda node: True) == [0]
 
 
 @pytest.mark.django_db

@@ -106,7 +106,11 @@ class ChoosingUrls:
         return template is None or not is_search_url(self.graph.urls[node], template)
 
     def _explore(self, picked: list[int], limit: int) -> None:
-        """Take the frontier's breadth-first next URLs while they are below `explore_share`."""
+        """Take the frontier's breadth-first next URLs while they are below `explore_share`.
+
+        A page taken so is pending like one the run chose: a list page in flight holds back
+        weaker candidates until it shows its items.
+        """
         share = self.config.explore_share
         while len(picked) < limit and self.explored < share * (self.handed + len(picked) + 1):
             urls = self.frontier.next_batch(1)
@@ -116,6 +120,8 @@ class ChoosingUrls:
             self.explored += 1
             if node not in self.blocked and node not in picked:
                 picked.append(node)
+                if node in self.priorities.candidates:
+                    self._pending[node] = self.priorities.value(node)
 
     def _walk(self, picked: list[int], limit: int) -> None:
         """Add the walk's next steps to `picked`: the best links of the page it stands on."""

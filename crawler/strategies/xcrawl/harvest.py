@@ -12,17 +12,15 @@ subtree whose share is below `download_min_share` (or, where few pages validate,
 twice the share of the information pages fetched so far) is not topical (a "recent posts" sidebar
 is a hub of everything): its queue is dropped and no further page of its list is harvested.
 The seeds' own paginated lists (a blog's post list, a paper's front page) list everything
-the site has: they are never downloaded, their items are valued one by one; so is any other
-list of everything (an archive), one that holds every item of its shape the seeds list and
-most of the pages of that shape the run knows.
+the site has: they are never downloaded, their items are valued one by one.
 """
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import deque
 from dataclasses import dataclass, field
 
-from crawler.canonical import pager_key, url_shape
+from crawler.canonical import pager_key
 from crawler.strategies.xcrawl.priority import TOPICAL
 from crawler.strategies.xcrawl.walk import authority_subtrees, in_subtree, links_in_subtrees
 
@@ -35,7 +33,6 @@ MIN_LIST_ITEMS = 5
 HARVEST_SHARE = 0.15
 LIFT = 2.0  # a topical subtree's validated share over the run's, at least
 DOWNLOAD_TIE = 0.15  # expected shares this close are served in turn
-EVERYTHING = 0.5  # share of the known pages of its items' shape a list of everything holds
 
 
 @dataclass
@@ -73,7 +70,6 @@ class HarvestingHubs:
         self.download_of: dict[int, Download] = {}  # queued node -> its download
         self.linked_from: dict[int, list[int]] = {}  # node -> fetched pages linking to it
         self.articles: set[int] = set()  # fetched pages the analyser found information pages
-        self.everything: set[str] = set()  # list keys found to list everything the site has
         self.download_fetches = 0
         self.download_accepted = 0
 
@@ -99,8 +95,6 @@ class HarvestingHubs:
             2, self.config.hub_min_authorities
         ):
             return  # not a hub of authorities (yet): asked again as authorities are found
-        if self._lists_everything(key, targets):
-            return
         self.harvested.add(hub)
         download = self.downloads[key] = Download(hub, subtrees)
         self._judge_known(download, targets)
@@ -133,31 +127,6 @@ class HarvestingHubs:
 
     def _seed_lists(self) -> set[str]:
         return {pager_key(url)[0] for url in self._seeds}
-
-    def _lists_everything(self, key: str, targets: list[int]) -> bool:
-        """Tell whether a subtree lists everything the site has, as the seeds' own lists do
-        (an archive): it holds every page of its items' shape the fetched seeds link to, and
-        at least `EVERYTHING` of the pages of that shape the run knows. Such a list is
-        remembered by its key and its items are valued one by one.
-        """
-        if key in self.everything:
-            return True
-        urls = self.graph.urls
-        shape = Counter(url_shape(urls[t]) for t in targets).most_common(1)[0][0]
-        seeds = [self.graph.index[u] for u in self._seeds if u in self.graph.index]
-        listed = {
-            t
-            for seed in seeds
-            for t, _, _ in self.links.get(seed, [])
-            if url_shape(urls[t]) == shape
-        }
-        if not listed or not listed <= set(targets):
-            return False
-        known = sum(url_shape(url) == shape for url in urls)
-        if len(set(targets)) < EVERYTHING * known:
-            return False
-        self.everything.add(key)
-        return True
 
     def _hubs_around(self, node: int) -> None:
         """Start downloads of the fetched pages whose lists hold a new authority `node`.

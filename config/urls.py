@@ -10,6 +10,15 @@ from accounts.forms import AdminLoginForm
 from accounts.views import mailbox, mailbox_body
 from config.api import api, unknown_endpoint
 
+
+class Favicon(RedirectView):
+    """Browsers ask /favicon.ico of every page: the app's icon, its static URL worked out per
+    request (a manifest storage knows it only once collectstatic has run)."""
+
+    def get_redirect_url(self, *args: object, **kwargs: object) -> str:
+        return static("icons/icon-192.png")
+
+
 admin.site.site_header = format_lazy(_("{site} administration"), site=settings.SITE_NAME)
 admin.site.site_title = format_lazy(_("{site} admin"), site=settings.SITE_NAME)
 # Wrong admin passwords spend the same rate limits as the allauth login.
@@ -17,7 +26,7 @@ admin.site.login_form = AdminLoginForm
 
 urlpatterns = [
     # Browsers ask for it on pages that name no icon (the admin's, a mail's frame).
-    path("favicon.ico", RedirectView.as_view(url=static("icons/icon-192.png"), permanent=True)),
+    path("favicon.ico", Favicon.as_view(permanent=True)),
     path("admin/", admin.site.urls),
     path("accounts/", include("allauth.urls")),
     path("account/", include("accounts.urls")),

@@ -54,7 +54,7 @@ from crawler.hiddenweb.store import (
 )
 from crawler.models import CrawlRun, Page, Site
 from crawler.models.sitesearch import SiteSearch
-from crawler.run import step
+from crawler.run import lessons, step
 from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
 from crawler.run.passes import RunContext
@@ -476,10 +476,10 @@ def _follow(
     for url in wanted:
         if (budget is not None and budget() <= 0) or requester.expired():
             break
-        if frontier.respelt(url) != url:  # a parameter learnt since: the crawl fetches it clean
+        page = lessons.clean_page(frontier, pages[url], now)
+        if page is None:
             continue
-        frontier.take([url])
-        page = pages[url]
+        frontier.take([page.url])
         fetched = requester.call(
             step.fetch_page(
                 requester.backend,

@@ -144,3 +144,16 @@ def keep(
         "closed_shapes": sorted(set(traps) | set(copies)),
         "rendered_shapes": dict(sorted(rendered.items())),
     }
+
+
+def clean_page(frontier: Any, page: Page, now: datetime) -> Page | None:
+    """Return the page to fetch for a result link: itself, or, when the link carries a
+    parameter learnt since to change nothing, its clean spelling (None if taken or fetched)."""
+    clean = frontier.respelt(page.url)
+    if clean == page.url:
+        return page
+    if not clean or clean in frontier.taken:
+        return None
+    found = frontier.add([clean], depth=page.depth, now=now).get(clean)
+    target = Page.objects.filter(id=found).select_related("site").first() if found else None
+    return target if target is not None and target.last_fetched_at is None else None

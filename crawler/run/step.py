@@ -311,8 +311,9 @@ def _admit_links(
     ids |= add([link.url for link in extracted.links if link.url not in ids], depth=depth)
     ids |= add(extracted.feeds, depth=depth, role=Page.Role.FEED)
     ids |= add(extracted.sitemaps, depth=depth, role=Page.Role.SITEMAP)
-    if extracted.item_dates:
-        storage.remember_listed_dates(extracted.item_dates, ids)
+    if extracted.item_dates:  # once the batch has written the pages it lists
+        dates = extracted.item_dates
+        batch.after.append(lambda: storage.remember_listed_dates(page.site_id, dates))
     return ids
 
 

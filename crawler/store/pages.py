@@ -352,21 +352,20 @@ def _prune_bodies(page: Page) -> None:
 LISTED_BATCH = 1000
 
 
-def remember_listed_dates(dates: Mapping[str, ListedDate], ids: Mapping[str, int]) -> None:
-    """Keep, on each listed page, when its feed or sitemap says it was published.
+def remember_listed_dates(site_id: int, dates: Mapping[str, ListedDate]) -> None:
+    """Keep, on each listed page of the site, when its feed or sitemap says it was published.
 
     A publication date (a feed item's, a news sitemap's) replaces what a page had; a sitemap's
-    last modification only fills a page that had none, and never moves an earlier one later.
-    Clipping dates a clip by it when the article itself declares no date.
+    last modification only fills a page that had none. Clipping dates a clip by it when the
+    article itself declares no date. Run after the batch that created the pages is written.
     """
-    wanted = {ids[url]: listed for url, listed in dates.items() if url in ids}
-    if not wanted:
-        return
+    urls = list(dates)
     changed = []
-    for start in range(0, len(wanted), LISTED_BATCH):
-        chunk = list(wanted)[start : start + LISTED_BATCH]
-        for page in Page.objects.filter(id__in=chunk).only("id", "listed_published_at"):
-            listed, before = wanted[page.id], page.listed_published_at
+    for start in range(0, len(urls), LISTED_BATCH):
+        chunk = urls[start : start + LISTED_BATCH]
+        rows = Page.objects.filter(site_id=site_id, url__in=chunk)
+        for page in rows.only("id", "url", "listed_published_at"):
+            listed, before = dates[page.url], page.listed_published_at
             if before == listed.moment or (not listed.published and before is not None):
                 continue
             page.listed_published_at = listed.moment

@@ -41,6 +41,7 @@ from tests.clipping.pages import RAIL, SOLAR, article
 from tests.crawler.servers import SiteServer
 from tests.crawler.sites import Published
 from tests.e2e.processes import (
+    UNPACED,
     Processes,
     age_unacked,
     broker_idle,
@@ -289,6 +290,7 @@ def pipeline(alice, smtp_server, tmp_path) -> Iterator[Pipeline]:
         site_url="http://testserver",
         CLIPPING_INDEX_REFRESH_SECONDS="0",
         CRAWLER_HEARTBEAT_TIMEOUT="5",
+        **UNPACED,
         # Every mail of the runs goes one by one: none waits for the hourly digest.
         CLIPPING_INSTANT_MAILS_PER_HOUR="100000",
     )

@@ -22,7 +22,7 @@ from clipping.conf import SEND_RETRY_BACKOFF_MAX
 from clipping.digests import plan_digests
 from clipping.models import Delivery, Match
 from clipping.publisher import ABANDONED, Outcome, TransientSendError
-from tests.e2e.processes import Processes, service_env, wait_until
+from tests.e2e.processes import UNPACED, Processes, service_env, wait_until
 from tests.factories import make_list, make_match
 from tests.servers import free_port, task_routes
 
@@ -231,7 +231,9 @@ def test_a_real_worker_killed_during_a_send_loses_and_doubles_nothing(alice, fau
     stalled = make_match(energy, title="Stalled story")
     queued = make_match(make_list(alice, "Housing", "subsidy"), title="Queued story")
     queue = f"publish-kill-{os.getpid()}"
-    env = service_env(smtp_port=faulty_smtp.port, site_url="http://testserver", EMAIL_TIMEOUT="30")
+    env = service_env(
+        smtp_port=faulty_smtp.port, site_url="http://testserver", EMAIL_TIMEOUT="30", **UNPACED
+    )
     workers = Processes(env, tmp_path)
     with task_routes({"clipping.tasks.*": {"queue": queue}}):
         try:

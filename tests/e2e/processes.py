@@ -19,6 +19,11 @@ CELERY = str(Path(sys.executable).with_name("celery"))
 LOG_TAIL_LINES = 80
 
 
+# For process tests whose subject is not the pacing of instant mail (crashes, the pipeline's
+# steps): each clip mailed as it comes. The shipped pacing has its own end-to-end walk.
+UNPACED = {"CLIPPING_INSTANT_GATHER_SECONDS": "0", "CLIPPING_INSTANT_SPACING_SECONDS": "0"}
+
+
 def service_env(*, smtp_port: int, site_url: str, **extra: str) -> dict[str, str]:
     """The environment a worker needs to share this test's database, broker, cache and SMTP server."""
     db = connection.settings_dict

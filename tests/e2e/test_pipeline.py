@@ -18,7 +18,7 @@ from accounts.models import User
 from clipping.models import Clip, Match
 from crawler.models import CrawlRun, Site
 from demo.server import serve
-from tests.e2e.processes import Processes, purge_queues, service_env, wait_until
+from tests.e2e.processes import UNPACED, Processes, purge_queues, service_env, wait_until
 from tests.factories import PASSWORD, make_user
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -56,7 +56,10 @@ def schedules(db):
 def services(live_server, smtp_server, schedules, tmp_path):
     purge_queues()  # tasks an earlier test left on the broker name rows that are gone
     env = service_env(
-        smtp_port=smtp_server.port, site_url=live_server.url, CRAWLER_HEARTBEAT_TIMEOUT="5"
+        smtp_port=smtp_server.port,
+        site_url=live_server.url,
+        CRAWLER_HEARTBEAT_TIMEOUT="5",
+        **UNPACED,
     )
     processes = Processes(env, tmp_path)
     yield processes

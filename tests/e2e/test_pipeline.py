@@ -174,17 +174,28 @@ def test_clips_reach_people_by_mail_page_and_feed(
 
     # Articles, not the hub pages that link to them, arrive one mail each.
     expected = SUBSIDY_ARTICLES | {SYNONYM_ARTICLE}
+
     # The demo site now also holds an archive behind its search and desks built by scripts:
     # a whole first crawl of it takes minutes on a loaded machine.
+    # Each is mailed, or found but published before Dana's news window (the demo's older
+    # stories say when they were published): then it is on My clips and never mailed.
+    def old(title: str) -> bool:
+        return Match.objects.filter(
+            owner__email="dana@example.com", clip__title=title, old=True
+        ).exists()
+
+    def told() -> bool:
+        sent = mailed(smtp_server, "dana@example.com", expected)
+        return all(title in sent or old(title) for title in expected)
+
     try:
-        wait_until(
-            lambda: mailed(smtp_server, "dana@example.com", expected) == expected,
-            300,
-            "dana's clip mails",
-        )
+        wait_until(told, 300, "dana's clip mails")
     except AssertionError as exc:
         got = [str(m["Subject"]) for m in mails_to(smtp_server, "dana@example.com")]
         raise AssertionError(f"{exc}; dana got {got}") from None
+    too_old = {title for title in expected if old(title)}
+    assert mailed(smtp_server, "dana@example.com", expected) == expected - too_old
+    assert too_old != expected  # the demo's front page has news
     dana_mails = [
         m for m in mails_to(smtp_server, "dana@example.com") if "confirm" not in text_of(m).lower()
     ]
@@ -197,12 +208,13 @@ def test_clips_reach_people_by_mail_page_and_feed(
                 f"{mail['Subject']} links to {link}, not an article"
             )
         assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
-    automobile = mail_naming(dana_mails, SYNONYM_ARTICLE)
-    assert "automobile" in text_of(automobile).lower()
-    subsidy_mail = mail_naming(dana_mails, "Government doubles solar subsidies for households")
-    assert "double the *subsidies* paid to households" in text_of(subsidy_mail), text_of(
-        subsidy_mail
-    )
+    if SYNONYM_ARTICLE not in too_old:
+        automobile = mail_naming(dana_mails, SYNONYM_ARTICLE)
+        assert "automobile" in text_of(automobile).lower()
+    subsidy = "Government doubles solar subsidies for households"
+    if subsidy not in too_old:
+        subsidy_mail = mail_naming(dana_mails, subsidy)
+        assert "double the *subsidies* paid to households" in text_of(subsidy_mail)
     assert len(subjects(smtp_server, "dana@example.com")) == len(
         set(subjects(smtp_server, "dana@example.com"))
     )
@@ -301,8 +313,12 @@ def test_clips_reach_people_by_mail_page_and_feed(
     from clipping import digests
     from clipping.tasks import deliver_digest
 
+    # What is news to her: her matches published within her window (older ones stay on My
+    # clips); a live story's updates are one item of the digest.
     erin_titles = set(
-        Match.objects.filter(owner__email="erin@example.com").values_list("clip__title", flat=True)
+        Match.objects.filter(owner__email="erin@example.com", old=False).values_list(
+            "clip__title", flat=True
+        )
     )
     for digest_id in digests.plan_digests(timezone.now() + timedelta(days=1)):
         deliver_digest.delay(digest_id)
@@ -310,10 +326,13 @@ def test_clips_reach_people_by_mail_page_and_feed(
         lambda: mails_to(smtp_server, "erin@example.com")[1:], 60, "erin's digest"
     )
     assert len(digest_mail) == 1
-    assert erin_titles >= RAIL_ARTICLES | {second_strike}
+    found = set(
+        Match.objects.filter(owner__email="erin@example.com").values_list("clip__title", flat=True)
+    )
+    assert found >= RAIL_ARTICLES | {second_strike}
     digest_text = text_of(digest_mail[0])
     for title in erin_titles:
-        assert title in digest_text
+        assert title in digest_text or re.search(r"update \d+$", title), title
     assert CrawlRun.objects.filter(site=site).count() >= 2
     digest_context.close()
 

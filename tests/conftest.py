@@ -12,7 +12,14 @@ from collections.abc import Iterator
 import pytest
 
 from tests.factories import make_user
-from tests.servers import FaultySMTP, SMTPSink, drop_stale_test_databases, free_port, serving_smtp
+from tests.servers import (
+    FaultySMTP,
+    SMTPSink,
+    clear_own_keys,
+    drop_stale_test_databases,
+    free_port,
+    serving_smtp,
+)
 
 # Playwright's sync API keeps an event loop in the test thread; Django's ORM guard would refuse it.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -48,6 +55,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("fast"):
         _refuse_chromium()
+    _own_cache_keys()
+
+
+def _own_cache_keys() -> None:
+    """Give this test process cache keys of its own: the parallel workers share one Redis
+    database, and one worker's clearing must not wipe another's rate-limit counters."""
+    from django.conf import settings
+
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    cache = settings.CACHES["default"]
+    cache["KEY_PREFIX"] = f"{cache.get('KEY_PREFIX', 'webclip')}-test-{worker}"
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -157,7 +175,7 @@ def _clear_cache(request) -> Iterator[None]:
         return
     from django.core.cache import cache
 
-    cache.clear()
+    clear_own_keys(cache)
     yield
 
 

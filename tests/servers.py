@@ -204,3 +204,16 @@ def _process_alive(pid: int) -> bool:
     except PermissionError:
         return True  # someone else's process
     return True
+
+
+def clear_own_keys(cache) -> None:
+    """Clear this process's keys only (`_own_cache_keys`): Redis's clear() empties the whole
+    database the other workers use too."""
+    client = getattr(getattr(cache, "_cache", None), "get_client", None)
+    if client is None:
+        cache.clear()
+        return
+    redis = client(write=True)
+    keys = list(redis.scan_iter(match=f"{cache.key_prefix}:*", count=1000))
+    if keys:
+        redis.delete(*keys)

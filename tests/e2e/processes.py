@@ -36,6 +36,7 @@ def service_env(*, smtp_port: int, site_url: str, **extra: str) -> dict[str, str
             "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
             "CELERY_BROKER_URL": settings.CELERY_BROKER_URL,
             "CACHE_URL": settings.CACHES["default"]["LOCATION"],
+            "CACHE_KEY_PREFIX": settings.CACHES["default"]["KEY_PREFIX"],
             "EMAIL_PROVIDER": "smtp",
             "EMAIL_HOST": "127.0.0.1",
             "EMAIL_PORT": str(smtp_port),

@@ -14,6 +14,7 @@ accepted page needs to be".
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -191,3 +192,10 @@ def item_texts(links: Iterable[Any], canonical: Callable[[str], str]) -> dict[st
         block = " ".join(dict.fromkeys(texts_at.get(root, [text])))
         items.setdefault(url, []).append(block[:ITEM_CHARS])
     return {url: " ".join(dict.fromkeys(blocks)) for url, blocks in items.items()}
+
+
+def url_words(url: str) -> str:
+    """Return the words of a URL's path and query ("/posts/python-tips/" -> "posts python tips")."""
+    rest = url.split("://", 1)[-1]
+    rest = rest.split("/", 1)[1] if "/" in rest else ""
+    return " ".join(part for part in re.split(r"[^\w]+|_", rest) if part and not part.isdigit())

@@ -20,7 +20,8 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from crawler.canonical import pager_key
+from crawler.canonical import pager_key, url_shape
+from crawler.strategies.xcrawl.evidence import url_words
 from crawler.strategies.xcrawl.priority import TOPICAL
 from crawler.strategies.xcrawl.walk import authority_subtrees, in_subtree, links_in_subtrees
 
@@ -33,6 +34,7 @@ MIN_LIST_ITEMS = 5
 HARVEST_SHARE = 0.15
 LIFT = 2.0  # a topical subtree's validated share over the run's, at least
 DOWNLOAD_TIE = 0.15  # expected shares this close are served in turn
+NAMED_PROBE = 2  # a list named by the topic: this many times the probe, at 1/this the share
 
 
 @dataclass
@@ -51,6 +53,7 @@ class Download:
     handed: int = 0  # pages handed out through the download
     handed_items: int = 0  # of which items (not list pages)
     stopped: bool = False
+    named: bool = False  # the list's own address or link names the topic
 
     def expected(self) -> float:
         """Return the share expected of its next items (Laplace: one of two before any)."""
@@ -67,7 +70,12 @@ class HarvestingHubs:
 
     def _start_downloads(self) -> None:
         self.downloads: dict[str, Download] = {}  # the hub's list key -> its download
-        self.download_of: dict[int, Download] = {}  # queued node -> its download
+        # Queued node -> the downloads that queued it: a page two hubs list is judged for both,
+        # and one stopped download does not take it from the other.
+        self.download_of: dict[int, list[Download]] = {}
+        # Item node -> the download that handed it out: only that one judges by it (an item
+        # another list's download picked is no random sample of this list).
+        self.handed_by: dict[int, Download] = {}
         self.linked_from: dict[int, list[int]] = {}  # node -> fetched pages linking to it
         self.articles: set[int] = set()  # fetched pages the analyser found information pages
         self.download_fetches = 0
@@ -91,12 +99,13 @@ class HarvestingHubs:
             return  # the seeds' own lists list everything the site has
         subtrees = authority_subtrees(links, self.graph.is_accepted)
         targets = links_in_subtrees(links, subtrees)
-        if len(targets) < MIN_LIST_ITEMS or sum(map(self.graph.is_accepted, targets)) < max(
-            2, self.config.hub_min_authorities
-        ):
+        named = self._named(hub, key)
+        # A list named by the topic needs one authority to show where its items are.
+        needed = 1 if named else max(2, self.config.hub_min_authorities)
+        if len(targets) < MIN_LIST_ITEMS or sum(map(self.graph.is_accepted, targets)) < needed:
             return  # not a hub of authorities (yet): asked again as authorities are found
         self.harvested.add(hub)
-        download = self.downloads[key] = Download(hub, subtrees)
+        download = self.downloads[key] = Download(hub, subtrees, named=named)
         self._judge_known(download, targets)
         if self._probe_failed(download):
             return
@@ -143,11 +152,16 @@ class HarvestingHubs:
     def _judge_known(self, download: Download, targets: list[int]) -> None:
         """Count the subtree's items fetched before that their own words did not call topical.
 
-        Items picked for naming the topic say nothing of the rest of the list.
+        Items picked for naming the topic, or by another list's download, say nothing of the
+        rest of the list.
         """
         at_fetch = self.priorities.evidence_at_fetch
         for target in targets:
-            if self.graph.is_visited(target) and at_fetch.get(target, 1.0) < TOPICAL:
+            if (
+                self.graph.is_visited(target)
+                and at_fetch.get(target, 1.0) < TOPICAL
+                and target not in self.handed_by
+            ):
                 download.known += 1
                 download.known_accepted += self.graph.is_accepted(target)
 
@@ -156,8 +170,10 @@ class HarvestingHubs:
         key = pager_key(self.graph.urls[page])[0]
         targets = links_in_subtrees(links, subtrees)
         if not targets and page != download.hub:
-            # Another template on a later page of the list: its own subtree of authorities.
+            # Another template on a later page of the list: its own subtree of authorities,
+            # else its links shaped as the list's items (a short last page laid out apart).
             targets = links_in_subtrees(links, authority_subtrees(links, self.graph.is_accepted))
+            targets = targets or self._shaped_as_items(download, links)
         pagers = [
             target
             for target, area, _ in links
@@ -166,10 +182,9 @@ class HarvestingHubs:
             and not any(in_subtree(area, root) for root in subtrees)
         ]
         for target in targets:
-            if target not in download.items and self._queueable(target):
+            if target not in download.items and self._open(target):
                 download.items.add(target)
-                download.queue.append(target)
-                self.download_of.setdefault(target, download)
+                self._enqueue(download, target)
         download.pages.add(page)
         for target in pagers:
             if target in download.pages:
@@ -177,40 +192,78 @@ class HarvestingHubs:
             if self.graph.is_visited(target):
                 # A page of the list read before the hub was known: its items now.
                 self._queue_subtree(download, target, self.links.get(target, []), subtrees)
-            elif self._queueable(target):
+            elif self._open(target):
                 download.pages.add(target)
-                download.queue.append(target)
-                self.download_of.setdefault(target, download)
+                self._enqueue(download, target)
 
-    def _queueable(self, node: int) -> bool:
-        return node not in self.download_of and self._open(node)
+    def _shaped_as_items(self, download: Download, links) -> list[int]:
+        """Return the page's links outside menus whose URL shape the list's items have."""
+        shapes = {url_shape(self.graph.urls[item]) for item in download.items}
+        return list(
+            dict.fromkeys(
+                target
+                for target, _, kind in links
+                if kind != "navigation" and url_shape(self.graph.urls[target]) in shapes
+            )
+        )
+
+    def _enqueue(self, download: Download, node: int) -> None:
+        download.queue.append(node)
+        owners = self.download_of.setdefault(node, [])
+        if download not in owners:
+            owners.append(download)
+
+    def _disown(self, download: Download, node: int) -> None:
+        owners = self.download_of.get(node, [])
+        if download in owners:
+            owners.remove(download)
+        if not owners:
+            self.download_of.pop(node, None)
 
     def _download_observed(self, node: int, accepted: bool) -> None:
-        """Count a page fetched through a download; stop the download if its probe failed."""
-        download = self.download_of.pop(node, None)
-        if download is None:
+        """Count a page fetched through a download (for the one that handed it out, and, a list
+        page, for each that queued it); stop a download whose probe failed."""
+        owners = self.download_of.pop(node, [])
+        if not owners:
             return
         self.download_fetches += 1
         self.download_accepted += accepted
-        if node in download.pages:
-            if not download.stopped:
-                self._harvest(node, force=True)
-            return
-        download.fetched += 1
-        download.accepted += accepted
-        self._probe_failed(download)
+        for download in owners:
+            if node in download.pages:
+                if not download.stopped:
+                    self._harvest(node, force=True)
+                continue
+            if self.handed_by.get(node) is not download:
+                continue
+            download.fetched += 1
+            download.accepted += accepted
+            self._probe_failed(download)
+
+    def _named(self, hub: int, key: str) -> bool:
+        """Tell whether a hub's list is named by the topic: the words of its address (a
+        category or tag called so) or the link it was fetched on."""
+        if self.priorities.evidence_at_fetch.get(hub, 0.0) >= TOPICAL:
+            return True
+        return self.evidence.score(self.evidence.stems(url_words(key))) >= TOPICAL
+
+    def _probe_size(self, download: Download) -> int:
+        return self.config.download_probe * (NAMED_PROBE if download.named else 1)
 
     def _probe_failed(self, download: Download) -> bool:
-        """Stop a download whose probe shows a subtree that is not topical; say if it did."""
+        """Stop a download whose probe shows a subtree that is not topical; say if it did.
+
+        A list named by the topic (a "maemo" category whose posts' words do not all say
+        maemo) is judged on a longer probe against half the share: its name is evidence too.
+        """
         judged = download.fetched + download.known
-        if download.stopped or judged < self.config.download_probe:
+        if download.stopped or judged < self._probe_size(download):
             return download.stopped
-        if download.share() >= self._needed_share():
+        needed = self._needed_share() / (NAMED_PROBE if download.named else 1)
+        if download.share() >= needed:
             return False
         download.stopped = True
         for node in download.queue:
-            if self.download_of.get(node) is download:
-                del self.download_of[node]
+            self._disown(download, node)
         download.queue.clear()
         return True
 
@@ -231,11 +284,15 @@ class HarvestingHubs:
                 key=lambda d: d.handed,
             )
             node = self._next_of(download)
-            if node in picked or not self._open(node) or self._refused(node):
+            if node in picked or (node in self.blocked and not self.graph.is_visited(node)):
+                continue  # another download handed it out: counted for both when it comes
+            if not self._open(node) or self._refused(node):
                 self.download_of.pop(node, None)
                 continue
             download.handed += 1
-            download.handed_items += node in download.items
+            if node in download.items:
+                download.handed_items += 1
+                self.handed_by[node] = download
             picked.append(node)
 
     def _needed_share(self) -> float:
@@ -252,7 +309,7 @@ class HarvestingHubs:
         """Take a download's next page: during its probe an item at random (the run's seeded
         generator), so the probe samples the whole list rather than its first items."""
         queue = download.queue
-        if download.fetched + download.known >= self.config.download_probe:
+        if download.fetched + download.known >= self._probe_size(download):
             return queue.popleft()
         items = [i for i, node in enumerate(queue) if node in download.items]
         if not items:
@@ -265,7 +322,7 @@ class HarvestingHubs:
     def _probing(self, download: Download) -> bool:
         """Tell whether a download handed out its whole probe and awaits the verdicts."""
         judged = download.fetched + download.known
-        probe = self.config.download_probe
+        probe = self._probe_size(download)
         return judged < probe and download.handed_items >= probe - download.known
 
     def _refused(self, node: int) -> bool:

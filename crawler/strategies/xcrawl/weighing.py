@@ -7,11 +7,10 @@ Part of `XCrawl` (crawler.strategies.xcrawl.strategy), on the state it keeps.
 from __future__ import annotations
 
 import logging
-import re
 
 from crawler.canonical import pager_key, pager_url, url_shape
 from crawler.strategies.base import ANNOUNCED, PageObservation
-from crawler.strategies.xcrawl.evidence import item_texts
+from crawler.strategies.xcrawl.evidence import item_texts, url_words
 from crawler.strategies.xcrawl.priority import TOPICAL, Candidate, ListRecord
 from crawler.strategies.xcrawl.reading import Reading, dom_item_texts
 from crawler.strategies.xcrawl.validator import required_score
@@ -47,7 +46,7 @@ class WeighingLinks:
             if self.graph.is_visited(target) or target in self.blocked:
                 continue
             pager = link.url in pagers
-            words = f"{link.anchor} {texts.get(link.url, '')} {_url_words(link.url)}"
+            words = f"{link.anchor} {texts.get(link.url, '')} {url_words(link.url)}"
             found_stems = self.evidence.stems(words)
             score = self.evidence.score(found_stems)
             candidate = self.priorities.candidates.get(target)
@@ -201,7 +200,7 @@ class WeighingLinks:
                 continue
             # A link only a menu builds carries no text here but its URL's words; it is
             # navigation the page offers, so it competes like any other link of the page.
-            found_stems = self.evidence.stems(_url_words(url))
+            found_stems = self.evidence.stems(url_words(url))
             score = self.evidence.score(found_stems)
             self.priorities.candidates[target] = Candidate(
                 depth=depth,
@@ -212,9 +211,3 @@ class WeighingLinks:
             )
         logger.debug("probed %s: %d new links", observation.url, len(added))
 
-
-def _url_words(url: str) -> str:
-    """Return the words of a URL's path and query ("/posts/python-tips/" -> "posts python tips")."""
-    rest = url.split("://", 1)[-1]
-    rest = rest.split("/", 1)[1] if "/" in rest else ""
-    return " ".join(part for part in re.split(r"[^\w]+|_", rest) if part and not part.isdigit())

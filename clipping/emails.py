@@ -203,8 +203,7 @@ def _local(moment: datetime | None, time_zone: str) -> datetime | None:
 
 
 def _instant_sent(digest: Digest) -> int:
-    """Return how many instant mails (bursts too) the owner got in the hour an hourly digest
-    gathers."""
+    """Count the instant mails (bursts too) sent in the hour an hourly digest gathers."""
     last = _local(digest.period - timedelta(seconds=1), digest.user.time_zone) or digest.period
     start = last.replace(minute=0, second=0, microsecond=0)
     return (

@@ -15,9 +15,10 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import urlencode
 
+from django import forms
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from ninja import Field, Schema
+from ninja import Field, Schema, Status
 
 MAX_PAGE = 200
 MAX_OFFSET = 100_000
@@ -49,6 +50,12 @@ def responses(ok: dict[int, Any] | Any, *, status: int = 200) -> dict[int, Any]:
 def error(detail: str, errors: dict[str, list[str]] | None = None) -> dict[str, Any]:
     """Return an error body in the API's one shape."""
     return {"detail": detail, "errors": errors or {}}
+
+
+def form_error(form: forms.BaseForm, message: str) -> Status[dict[str, Any]]:
+    """Return the 422 answer to a form that refused the request, with its errors per field."""
+    errors = {name: list(messages) for name, messages in form.errors.items()}
+    return Status(422, error(message, errors))
 
 
 def validation_errors(problems: Iterable[dict[str, Any]]) -> dict[str, list[str]]:

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 from dataclasses import dataclass
 from functools import cached_property
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from lxml import html as lxml_html
+
+from tests.crawler.hiddenweb_site import LocalSite, PageHandler
 
 ROOT = Path(__file__).resolve().parent.parent.parent / "shared" / "eval" / "sites" / "andreagrandi"
 _TYPES = {".html": "text/html; charset=utf-8", ".xml": "application/xml", ".txt": "text/plain",
@@ -50,29 +50,13 @@ def load_posts(root: Path = ROOT) -> list[Post]:
     return posts
 
 
-class RealBlog:
+class RealBlog(LocalSite):
     """Serve the dump, with the theme's search answered on the server, in a thread."""
 
     def __init__(self, root: Path = ROOT) -> None:
         self.root = root
         self.requests: list[str] = []
-        server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        server.daemon_threads = True
-        server.blog = self  # type: ignore[attr-defined]
-        self._server = server
-        self.port = server.server_address[1]
-        self._thread = threading.Thread(target=server.serve_forever, daemon=True)
-
-    def __enter__(self) -> RealBlog:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def url(self, path: str = "/") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        super().__init__(_Handler)
 
     @cached_property
     def posts(self) -> list[Post]:
@@ -129,33 +113,21 @@ def _preview(text: str, words: list[str]) -> str:
     return piece
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def log_message(self, *args: object) -> None:  # quiet
-        pass
-
+class _Handler(PageHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        blog: RealBlog = self.server.blog  # type: ignore[attr-defined]
+        blog: RealBlog = self.server.site  # type: ignore[attr-defined]
         parts = urlsplit(self.path)
         blog.requests.append(self.path)
         query = parse_qs(parts.query).get("keyword", [""])[0]
         if parts.path == "/search/" and query.strip():
-            self._send(200, blog.results_html(query).encode(), _TYPES[".html"])
+            self._send(blog.results_html(query))
             return
         path = unquote(parts.path)
         target = (blog.root / path.lstrip("/")).resolve()
         if target.is_dir():
             target = target / "index.html"
         if blog.root.resolve() not in target.parents or not target.is_file():
-            self._send(404, (blog.root / "404.html").read_bytes(), _TYPES[".html"])
+            self._send((blog.root / "404.html").read_bytes(), 404)
             return
         kind = _TYPES.get(target.suffix, "application/octet-stream")
-        self._send(200, target.read_bytes(), kind)
-
-    def _send(self, status: int, body: bytes, kind: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        self._send(target.read_bytes(), kind=kind)

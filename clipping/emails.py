@@ -203,16 +203,19 @@ def _local(moment: datetime | None, time_zone: str) -> datetime | None:
 
 
 def _instant_sent(digest: Digest) -> int:
-    """Return how many instant mails the owner got in the hour an hourly digest gathers."""
+    """Count the instant mails (bursts too) sent in the hour an hourly digest gathers."""
     last = _local(digest.period - timedelta(seconds=1), digest.user.time_zone) or digest.period
     start = last.replace(minute=0, second=0, microsecond=0)
-    return Delivery.objects.filter(
-        user=digest.user,
-        kind=Delivery.Kind.INSTANT,
-        status=Delivery.Status.SENT,
-        created_at__gte=start,
-        created_at__lt=digest.period,
-    ).count()
+    return (
+        Delivery.objects.instant_mails()
+        .filter(
+            user=digest.user,
+            status=Delivery.Status.SENT,
+            created_at__gte=start,
+            created_at__lt=digest.period,
+        )
+        .count()
+    )
 
 
 def _instant_limit(user: User) -> int:

@@ -19,11 +19,13 @@ whose matches come due together make one burst, not two.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import transaction
-from django.db.models import Min, Q, QuerySet
+from django.db.models import Min, QuerySet
 from django.utils import timezone
 
 from accounts.models import User
@@ -51,48 +53,23 @@ def waiting_instant(owner_id: int) -> QuerySet[Match]:
     )
 
 
-def last_instant_mail(owner_id: int) -> datetime | None:
-    """Return when the owner's last instant mail or burst was sent (or began sending)."""
-    sent = Delivery.objects.filter(
-        Q(kind=Delivery.Kind.INSTANT) | Q(digest__kind=Digest.Kind.BURST),
-        user_id=owner_id,
-        status__in=[Delivery.Status.SENDING, Delivery.Status.SENT],
-    )
-    return sent.order_by("-created_at").values_list("created_at", flat=True).first()
-
-
 def pace(match_id: int, now: datetime | None = None) -> Pace:
     """Decide whether an instant match waits, goes in a burst, or goes alone now."""
-    conf = clipping_settings()
-    if conf.instant_gather <= 0 and conf.instant_spacing <= 0:
+    if not _paced():
         return Pace()
-    now = now or timezone.now()
-    match = Match.objects.filter(id=match_id).values("owner_id", "created_at").first()
-    if match is None:
+    owner_id = Match.objects.filter(id=match_id).values_list("owner_id", flat=True).first()
+    if owner_id is None:
         return Pace()
-    owner_id = match["owner_id"]
-    with transaction.atomic():
-        User.objects.select_for_update().filter(id=owner_id).exists()
-        waiting = waiting_instant(owner_id).filter(claimed_at__isnull=True)
-        if not waiting.filter(id=match_id).exists():
-            return Pace()  # sent, claimed, deferred or in a digest: deliver_match says which
-        first = waiting.aggregate(first=Min("created_at"))["first"] or match["created_at"]
-        due = first + timedelta(seconds=conf.instant_gather)
-        last = last_instant_mail(owner_id)
-        if last is not None:
-            due = max(due, last + timedelta(seconds=conf.instant_spacing))
-        if due > now:
-            return Pace(wait=(due - now).total_seconds())
-        ids = list(waiting.values_list("id", flat=True)[:1000])
-        if len(ids) < 2:
-            return Pace()
-        burst, _ = Digest.objects.get_or_create(
-            user_id=owner_id, kind=Digest.Kind.BURST, period=now.replace(microsecond=0)
-        )
-        if burst.status != Digest.Status.PENDING or burst.claimed_at is not None:
-            return Pace(wait=1.0)  # this second's burst is already going out: the next one
-        Match.objects.filter(id__in=ids, digest__isnull=True).update(digest=burst)
-    return Pace(burst_id=burst.id)
+    return _pace(
+        match_id,
+        lock=User.objects.filter(id=owner_id),
+        waiting=waiting_instant(owner_id).filter(claimed_at__isnull=True),
+        sends=Delivery.objects.instant_mails().filter(user_id=owner_id).not_failed(),
+        burst=lambda period: Digest.objects.get_or_create(
+            user_id=owner_id, kind=Digest.Kind.BURST, period=period
+        )[0],
+        now=now,
+    )
 
 
 def pace_notice(notice_id: int, now: datetime | None = None) -> Pace:
@@ -101,32 +78,61 @@ def pace_notice(notice_id: int, now: datetime | None = None) -> Pace:
     The same rules per channel: a notice waits for others found with it, and two messages
     on one channel are at least the spacing apart; several waiting go as one channel digest.
     """
-    conf = clipping_settings()
-    if conf.instant_gather <= 0 and conf.instant_spacing <= 0:
+    if not _paced():
         return Pace()
-    now = now or timezone.now()
     channel_id = Notice.objects.filter(id=notice_id).values_list("channel_id", flat=True).first()
     if channel_id is None:
         return Pace()
-    with transaction.atomic():
-        Channel.objects.select_for_update().filter(id=channel_id).exists()
-        waiting = Notice.objects.pending().filter(
+    return _pace(
+        notice_id,
+        lock=Channel.objects.filter(id=channel_id),
+        waiting=Notice.objects.pending().filter(
             channel_id=channel_id, mode=Mode.INSTANT, digest__isnull=True, claimed_at__isnull=True
-        )
-        if not waiting.filter(id=notice_id).exists():
-            return Pace()
+        ),
+        sends=ChannelDelivery.objects.filter(
+            channel_id=channel_id,
+            kind__in=[ChannelDelivery.Kind.INSTANT, ChannelDelivery.Kind.DIGEST],
+            status__in=[ChannelDelivery.Status.SENDING, ChannelDelivery.Status.SENT],
+        ),
+        burst=lambda period: ChannelDigest.objects.get_or_create(
+            channel_id=channel_id, period=period
+        )[0],
+        now=now,
+    )
+
+
+def _paced() -> bool:
+    """Tell whether pacing is on (gather or spacing above 0)."""
+    conf = clipping_settings()
+    return conf.instant_gather > 0 or conf.instant_spacing > 0
+
+
+def _pace(
+    item_id: int,
+    *,
+    lock: QuerySet[Any],
+    waiting: QuerySet[Any],
+    sends: QuerySet[Any],
+    burst: Callable[[datetime], Digest | ChannelDigest],
+    now: datetime | None,
+) -> Pace:
+    """Pace one waiting item (a match or a notice) among the others of its owner or channel.
+
+    1. Lock the owner's (or channel's) row: looking at what waits and making the burst are
+       one step for concurrent workers.
+    2. The item waits until the gather window from the first waiting item has passed, and
+       the spacing since the last send (`sends`, newest created_at) too.
+    3. Then, if several wait, up to 1,000 go in this second's burst, claimed once.
+    """
+    conf = clipping_settings()
+    now = now or timezone.now()
+    with transaction.atomic():
+        lock.select_for_update().exists()
+        if not waiting.filter(id=item_id).exists():
+            return Pace()  # sent, claimed, deferred or in a digest: its deliverer says which
         first = waiting.aggregate(first=Min("created_at"))["first"]
         due = first + timedelta(seconds=conf.instant_gather)
-        last = (
-            ChannelDelivery.objects.filter(
-                channel_id=channel_id,
-                kind__in=[ChannelDelivery.Kind.INSTANT, ChannelDelivery.Kind.DIGEST],
-                status__in=[ChannelDelivery.Status.SENDING, ChannelDelivery.Status.SENT],
-            )
-            .order_by("-created_at")
-            .values_list("created_at", flat=True)
-            .first()
-        )
+        last = sends.order_by("-created_at").values_list("created_at", flat=True).first()
         if last is not None:
             due = max(due, last + timedelta(seconds=conf.instant_spacing))
         if due > now:
@@ -134,10 +140,9 @@ def pace_notice(notice_id: int, now: datetime | None = None) -> Pace:
         ids = list(waiting.values_list("id", flat=True)[:1000])
         if len(ids) < 2:
             return Pace()
-        burst, _ = ChannelDigest.objects.get_or_create(
-            channel_id=channel_id, period=now.replace(microsecond=0)
-        )
-        if burst.status != SendStatus.PENDING or burst.claimed_at is not None:
-            return Pace(wait=1.0)
-        Notice.objects.filter(id__in=ids, digest__isnull=True).update(digest=burst)
-    return Pace(burst_id=burst.id)
+        digest = burst(now.replace(microsecond=0))
+        # SendStatus.PENDING is Digest.Status.PENDING's value too.
+        if digest.status != SendStatus.PENDING or digest.claimed_at is not None:
+            return Pace(wait=1.0)  # this second's burst is already going out: the next one
+        waiting.model.objects.filter(id__in=ids, digest__isnull=True).update(digest=digest)
+    return Pace(burst_id=digest.id)

@@ -257,7 +257,7 @@ def clock_hour(moment: datetime, time_zone: str) -> tuple[datetime, datetime]:
 
 
 def _reserve(match: Match) -> tuple[Delivery | None, datetime | None]:
-    """Count the owner's instant mails this hour; reserve a send, or defer the match.
+    """Count the owner's instant mails (bursts too) this hour; reserve a send, or defer.
 
     The limit is the owner's choice (`instant_limit`). Returns the Delivery to send under,
     and the end of the hour when this is the last instant mail the limit allows (the mail
@@ -271,14 +271,15 @@ def _reserve(match: Match) -> tuple[Delivery | None, datetime | None]:
     with transaction.atomic():
         # The user's row lock makes counting and reserving one step for concurrent workers.
         User.objects.select_for_update().filter(id=user.id).exists()
-        this_hour = Delivery.objects.filter(
-            user=user,
-            kind=Delivery.Kind.INSTANT,
-            created_at__gte=start,
-            status__in=[Delivery.Status.SENDING, Delivery.Status.SENT],
+        # A burst (clipping.pacing) is one instant mail, however many clips it holds.
+        this_hour = (
+            Delivery.objects.instant_mails().not_failed().filter(user=user, created_at__gte=start)
         )
         used = this_hour.count()
-        if used >= limit and this_hour.filter(match__keyword_list=match.keyword_list_id).exists():
+        same_list = Q(match__keyword_list=match.keyword_list_id) | Q(
+            digest__matches__keyword_list=match.keyword_list_id
+        )
+        if used >= limit and this_hour.filter(same_list).exists():
             Match.objects.filter(id=match.id).update(deferred_until=end, claimed_at=None)
             return None, None
         delivery = Delivery.objects.create(

@@ -17,7 +17,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Query, Router, Schema, Status
 
 from accounts.models import User
-from base.api import PageIn, created, error, page_of, page_schema, responses
+from base.api import PageIn, created, error, form_error, page_of, page_schema, responses
 from clipping import channels
 from clipping.forms import ChannelForm
 from clipping.models import Channel, KeywordList, ListChannel
@@ -107,8 +107,7 @@ def channels_create(
     """Add a channel (no list is routed to it yet); `Location` names it. Send it a test."""
     form = ChannelForm(_owner(request), {"name": payload.name, "url": payload.url})
     if not form.is_valid():
-        errors = {name: list(messages) for name, messages in form.errors.items()}
-        return Status(422, error("The channel is not valid.", errors))
+        return form_error(form, "The channel is not valid.")
     checked = form.checked
     assert checked is not None
     channel = Channel(owner=_owner(request), name=form.cleaned_data["name"])

@@ -15,7 +15,7 @@ from django.shortcuts import get_object_or_404
 from ninja import Field, Query, Router, Schema, Status
 
 from accounts.models import User
-from base.api import PageIn, created, error, page_of, page_schema, responses
+from base.api import PageIn, created, error, form_error, page_of, page_schema, responses
 from clipping import backfill, tasks
 from clipping.exchange import ListRecord, form_data
 from clipping.feeds import list_feed_url
@@ -132,8 +132,7 @@ def _save(
     target = instance or KeywordList(owner=owner)
     form = KeywordListForm(form_data(record), instance=target, owner=owner)
     if not form.is_valid():
-        errors = {name: list(messages) for name, messages in form.errors.items()}
-        return Status(422, error("The list is not valid.", errors))
+        return form_error(form, "The list is not valid.")
     saved = form.save()
     if backfill.needs_backfill(before, saved):
         tasks.request_backfill(saved.pk)

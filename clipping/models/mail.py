@@ -57,6 +57,16 @@ class Digest(models.Model):
         )
 
 
+class DeliveryQuerySet(models.QuerySet["Delivery"]):
+    def instant_mails(self) -> DeliveryQuerySet:
+        """Attempts at instant mail: single clips and bursts (one row per mail sent)."""
+        return self.filter(Q(kind=Delivery.Kind.INSTANT) | Q(digest__kind=Digest.Kind.BURST))
+
+    def not_failed(self) -> DeliveryQuerySet:
+        """Attempts sending now or sent."""
+        return self.filter(status__in=[Delivery.Status.SENDING, Delivery.Status.SENT])
+
+
 class Delivery(models.Model):
     """One attempt to send one mail: written as sending before the SMTP or ESP call."""
 
@@ -88,6 +98,8 @@ class Delivery(models.Model):
     message_id = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(default=timezone.now)
     finished_at = models.DateTimeField(null=True, blank=True)
+
+    objects = DeliveryQuerySet.as_manager()
 
     class Meta:
         verbose_name_plural = "deliveries"

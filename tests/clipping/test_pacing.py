@@ -8,6 +8,7 @@ import pytest
 import time_machine
 
 from clipping import pacing, publisher
+from clipping.digests import plan_digests
 from clipping.models import Digest, Match, Notice
 from clipping.models.channels import Channel, ChannelDigest, ListChannel
 from clipping.publisher import Outcome
@@ -75,6 +76,52 @@ def test_a_clip_found_alone_goes_alone_once_gathered_and_the_next_waits_for_the_
     with time_machine.travel(FOUND + GATHER + SPACING, tick=False):
         assert pacing.pace(second.id) == pacing.Pace()
     assert len(mailoutbox) == 1
+
+
+def send_burst(keyword_list, count: int) -> None:
+    """Gather `count` clips found together and mail them as one burst, GATHER after FOUND."""
+    matches = burst_of(keyword_list, count)
+    with time_machine.travel(FOUND + GATHER, tick=False):
+        burst = pacing.pace(matches[0].id).burst_id
+        assert burst is not None and publisher.deliver_digest(burst) == Outcome.SENT
+
+
+def send_alone(keyword_list, title: str, after: timedelta) -> str:
+    """Make one match `after` FOUND and mail it alone once the gather and spacing passed."""
+    url = f"https://news.example.com/{title.replace(' ', '-')}"
+    with time_machine.travel(FOUND + after, tick=False):
+        match = make_match(keyword_list, make_clip(title=title, url=url))
+    with time_machine.travel(FOUND + after + GATHER + SPACING, tick=False):
+        assert pacing.pace(match.id) == pacing.Pace()
+        return publisher.deliver_match(match.id)
+
+
+def test_a_burst_counts_as_one_mail_toward_her_hourly_limit(alice, mailoutbox):
+    alice.instant_mails_per_hour = 2
+    alice.save()
+    energy = make_list(alice, "Energy", "subsidy")
+    send_burst(energy, 3)
+
+    sent = [send_alone(energy, f"Energy {n}", after=SPACING * (2 * n + 1)) for n in range(2)]
+
+    assert sent == [Outcome.SENT, Outcome.DEFERRED]  # the burst and one clip: her two mails
+    assert len(mailoutbox) == 2
+
+
+def test_over_her_limit_a_list_that_went_in_a_burst_waits_and_another_list_comes_at_once(
+    alice, mailoutbox
+):
+    alice.instant_mails_per_hour = 1
+    alice.save()
+    energy, housing = make_list(alice, "Energy", "subsidy"), make_list(alice, "Housing", "rent")
+    send_burst(energy, 3)
+
+    assert send_alone(energy, "Energy later", after=SPACING) == Outcome.DEFERRED
+    assert send_alone(housing, "Housing later", after=SPACING * 3) == Outcome.SENT
+    with time_machine.travel(FOUND + timedelta(hours=1), tick=False):
+        (digest_id,) = plan_digests()
+        assert publisher.deliver_digest(digest_id) == Outcome.SENT
+    assert "You got 2 instant mails in that hour (1 per hour is your limit" in mailoutbox[-1].body
 
 
 def test_a_burst_on_a_channel_becomes_one_message(alice):

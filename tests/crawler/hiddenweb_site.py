@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from html import escape
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qsl, quote_plus, urlsplit
 
 SECTIONS = {
@@ -127,7 +127,54 @@ class SiteState:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class DeepWebSite:
+class LocalSite:
+    """A threaded HTTP server on 127.0.0.1, started and stopped by `with`.
+
+    Its handler class reads this object as `self.server.site`; a subclass sets what the
+    handler needs before calling `__init__`. The real blog's bench server is one too.
+    """
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._server.site = self  # type: ignore[attr-defined]
+        self.port = self._server.server_address[1]
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def url(self, path: str = "/") -> str:
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+class PageHandler(BaseHTTPRequestHandler):
+    """Answer whole pages with a Content-Length over kept-alive connections, quietly."""
+
+    protocol_version = "HTTP/1.1"
+
+    def _send(
+        self, body: str | bytes, status: int = 200, kind: str = "text/html; charset=utf-8"
+    ) -> None:
+        payload = body.encode() if isinstance(body, str) else body
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        return
+
+
+class DeepWebSite(LocalSite):
     """Serve the archive on 127.0.0.1 in a background thread."""
 
     def __init__(
@@ -141,24 +188,7 @@ class DeepWebSite:
     ) -> None:
         stories = stories if stories is not None else build_stories()
         self.state = SiteState(stories, visible, js_token, extra_home, robots)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self._server.daemon_threads = True
-        self._server.state = self.state  # type: ignore[attr-defined]
-        self.port = self._server.server_address[1]
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
-        )
-
-    def __enter__(self) -> DeepWebSite:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-
-    def url(self, path: str = "/") -> str:
-        return f"http://127.0.0.1:{self.port}{path}"
+        super().__init__(_Handler)
 
     @property
     def requests(self) -> list[Request]:
@@ -396,12 +426,10 @@ def advanced_results(state: SiteState, params: dict[str, str]) -> str:
 # --- HTTP --------------------------------------------------------------------------------------
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
+class _Handler(PageHandler):
     @property
     def state(self) -> SiteState:
-        return self.server.state  # type: ignore[attr-defined]
+        return self.server.site.state  # type: ignore[attr-defined]
 
     def _record(self, method: str, body: str = "") -> tuple[str, dict[str, str]]:
         parts = urlsplit(self.path)
@@ -447,14 +475,3 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(layout("Thanks", "<p>Thank you.</p>"))
         else:
             self._send("not found", 404, "text/plain")
-
-    def _send(self, text: str, status: int = 200, kind: str = "text/html; charset=utf-8") -> None:
-        payload = text.encode()
-        self.send_response(status)
-        self.send_header("Content-Type", kind)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        return

@@ -22,15 +22,13 @@ from playwright.sync_api import Page, expect
 from clipping.models import Match
 from tests.channels.servers import NotifyServer
 from tests.crawler.servers import Response, SiteServer
+from tests.e2e.people import create_list, sign_up_and_verify, text_of
 from tests.e2e.processes import Processes, wait_until
 from tests.e2e.test_user_journey import (
     EMAIL,
     OPEN_LOOPBACK,
     add_webhook_for_list,
-    create_list,
     services,  # noqa: F401 (the fixture)
-    sign_up_and_verify,
-    text_of,
 )
 from tests.ui.test_browser_pages import SCREENS, audit
 
@@ -190,12 +188,12 @@ def test_a_new_person_is_told_the_news_once_and_nothing_old(
     services.worker("publish", "publish,celery,watch")
     services.worker("crawl", "crawl,render")
 
-    sign_up_and_verify(page, base, smtp_server)
+    sign_up_and_verify(page, base, smtp_server, EMAIL)
     axe_clean(page, problems, "dashboard")
     add_own_site(page, base, courier)
     axe_clean(page, problems, "sites")
-    create_list(page, base, "Transport", "rail strike")
-    create_list(page, base, "Energy", "solar subsidies")
+    create_list(page, "Transport", "rail strike")
+    create_list(page, "Energy", "solar subsidies")
     axe_clean(page, problems, "list")
     add_webhook_for_list(page, base, webhook.json_url("/hook"), "Transport")
     page.get_by_label("Energy to Webhook").select_option(label="Each clip")

@@ -18,6 +18,7 @@ from accounts.models import User
 from clipping.models import Clip, Match
 from crawler.models import CrawlRun, Site
 from demo.server import serve
+from tests.e2e.people import create_list, sign_up_and_verify, text_of
 from tests.e2e.processes import UNPACED, Processes, purge_queues, service_env, wait_until
 from tests.factories import PASSWORD, make_user
 
@@ -78,10 +79,6 @@ def mails_to(sink, address: str) -> list:
     return sink.to(address)
 
 
-def text_of(message) -> str:
-    return message.get_body(preferencelist=("plain",)).get_content()
-
-
 def clip_title(message) -> str:
     """Return the clip title of a clip mail's subject, "[Webclip] <list>: <title>"."""
     return str(message["Subject"]).split(": ", 1)[-1]
@@ -112,27 +109,6 @@ def told(sink, address: str, titles: set[str]) -> bool:
 
 def mail_naming(mails, title: str):
     return next(m for m in mails if title in text_of(m))
-
-
-def sign_up_and_verify(page, base: str, sink, email: str) -> None:
-    page.goto(f"{base}/accounts/signup/")
-    page.fill("input[name=email]", email)
-    page.fill("input[name=password1]", PASSWORD)
-    page.fill("input[name=password2]", PASSWORD)
-    page.click("main form button[type=submit]")
-    mail = wait_until(lambda: mails_to(sink, email), 20, f"the verification mail to {email}")[-1]
-    link = re.search(r"https?://\S+/accounts/confirm-email/\S+/", text_of(mail)).group(0)
-    page.goto(link)
-    page.click("main form button[type=submit]")
-    page.wait_for_url(f"{base}/dashboard/")
-
-
-def create_list(page, base: str, name: str, terms: str) -> None:
-    page.goto(f"{base}/lists/new/")
-    page.fill("input[name=name]", name)
-    page.fill("textarea[name=terms]", terms)
-    page.click("main form button[type=submit]")
-    page.wait_for_url(re.compile(r".*/lists/\d+/$"))
 
 
 def admin_adds_site(page, base: str, root_url: str) -> None:
@@ -166,7 +142,7 @@ def test_clips_reach_people_by_mail_page_and_feed(
     # The demo site's archive and live desks match Dana's words dozens of times; she takes
     # every clip at once (the per-person cap, not what this test follows).
     User.objects.filter(email="dana@example.com").update(instant_mails_per_hour=1000)
-    create_list(page, base, "Energy and cars", "subsidy\ncar")
+    create_list(page, "Energy and cars", "subsidy\ncar")
     snap(page, "list")
     digest_context = browser.new_context()
     erin_page = digest_context.new_page()
@@ -174,7 +150,7 @@ def test_clips_reach_people_by_mail_page_and_feed(
     erin_page.goto(f"{base}/account/settings/")
     erin_page.select_option("select[name=delivery_mode]", "daily")
     erin_page.click("main form button[type=submit]")
-    create_list(erin_page, base, "Rail", "strike")
+    create_list(erin_page, "Rail", "strike")
 
     admin_context = browser.new_context()
     admin_page = admin_context.new_page()
@@ -195,7 +171,9 @@ def test_clips_reach_people_by_mail_page_and_feed(
         return kept_old(title, "dana@example.com")
 
     try:
-        wait_until(lambda: told(smtp_server, "dana@example.com", expected), 300, "dana's clip mails")
+        wait_until(
+            lambda: told(smtp_server, "dana@example.com", expected), 300, "dana's clip mails"
+        )
     except AssertionError as exc:
         got = [str(m["Subject"]) for m in mails_to(smtp_server, "dana@example.com")]
         raise AssertionError(f"{exc}; dana got {got}") from None
@@ -350,7 +328,7 @@ def test_a_worker_killed_mid_crawl_loses_and_doubles_nothing(
     root_url, _ = news_site
     services.worker("publish", "publish,celery")
     sign_up_and_verify(page, base, smtp_server, "dana@example.com")
-    create_list(page, base, "Energy", "subsidy")
+    create_list(page, "Energy", "subsidy")
     Site.objects.create(
         name="Demo",
         root_url=root_url,

@@ -9,7 +9,6 @@ process (the live server) and in the workers' environment alike.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
@@ -20,8 +19,8 @@ from clipping.models import Match
 from crawler.models import Site
 from tests.channels.servers import NotifyServer
 from tests.crawler.servers import SiteServer
+from tests.e2e.people import create_list, sign_up_and_verify, text_of
 from tests.e2e.processes import Processes, purge_queues, service_env, wait_until
-from tests.factories import PASSWORD
 from tests.usersites.sites import TITLES, serve_news
 
 pytestmark = [
@@ -79,27 +78,6 @@ def services(live_server, smtp_server, tmp_path) -> Iterator[Processes]:
     processes.stop_all()
 
 
-def text_of(message) -> str:
-    return message.get_body(preferencelist=("plain",)).get_content()
-
-
-def sign_up_and_verify(page: Page, base: str, sink) -> None:
-    page.goto(f"{base}/")
-    page.get_by_role("main").get_by_role("button", name="Sign up").click()
-    page.get_by_label("Email").fill(EMAIL)
-    page.get_by_label("Password", exact=True).fill(PASSWORD)
-    page.get_by_label("Password (again)").fill(PASSWORD)
-    page.get_by_role("main").get_by_role("button", name="Sign up").click()
-    page.wait_for_url(re.compile(r".*/accounts/confirm-email/$"))
-
-    mail = wait_until(lambda: sink.to(EMAIL), 30, "the verification mail")[-1]
-    link = re.search(r"https?://\S+/accounts/confirm-email/\S+/", text_of(mail)).group(0)
-    assert link.startswith(base)
-    page.goto(link)
-    page.get_by_role("button", name="Confirm").click()
-    page.wait_for_url(f"{base}/dashboard/")
-
-
 def add_site_after_preview(page: Page, base: str, news: SiteServer) -> None:
     page.get_by_role("navigation").get_by_role("link", name="My sites").click()
     page.wait_for_url(f"{base}/sites/")
@@ -121,15 +99,6 @@ def add_site_after_preview(page: Page, base: str, news: SiteServer) -> None:
     page.wait_for_url(f"{base}/sites/")
     expect(page.get_by_text("Harbour Gazette is added; its first crawl starts")).to_be_visible()
     expect(page.get_by_role("table").get_by_role("link", name="Harbour Gazette")).to_be_visible()
-
-
-def create_list(page: Page, base: str, name: str, terms: str) -> None:
-    page.get_by_role("navigation").get_by_role("link", name="My lists").click()
-    page.get_by_role("main").get_by_role("button", name="New list").click()
-    page.get_by_label("Name", exact=True).fill(name)
-    page.get_by_label("Terms").fill(terms)
-    page.get_by_role("button", name="Create list").click()
-    page.wait_for_url(re.compile(r".*/lists/\d+/$"))
 
 
 def add_webhook_for_list(page: Page, base: str, hook_url: str, list_name: str) -> None:
@@ -156,9 +125,9 @@ def test_a_new_person_gets_a_clip_of_their_own_site_by_mail_and_webhook(
     services.worker("publish", "publish,celery")  # account mail leaves through it too
     services.worker("crawl", "crawl,render")
 
-    sign_up_and_verify(page, base, smtp_server)
+    sign_up_and_verify(page, base, smtp_server, EMAIL)
     add_site_after_preview(page, base, news)
-    create_list(page, base, "Energy", "subsidy")
+    create_list(page, "Energy", "subsidy")
     add_webhook_for_list(page, base, webhook.json_url("/hook"), "Energy")
 
     # The site is crawled once the beat ticks: everything the person chose is in place.

@@ -178,7 +178,10 @@ def test_clips_reach_people_by_mail_page_and_feed(
         got = [str(m["Subject"]) for m in mails_to(smtp_server, "dana@example.com")]
         raise AssertionError(f"{exc}; dana got {got}") from None
     too_old = {title for title in expected if old(title)}
-    assert mailed(smtp_server, "dana@example.com", expected) == expected - too_old
+    # The news is mailed; an article older than the window has no mail of its own (the new
+    # list's summary of what it found already may name it, when the crawl was quicker).
+    assert mailed(smtp_server, "dana@example.com", expected) >= expected - too_old
+    assert not too_old & set(subjects(smtp_server, "dana@example.com"))
     assert too_old != expected  # the demo's front page has news
     dana_mails = [
         m for m in mails_to(smtp_server, "dana@example.com") if "confirm" not in text_of(m).lower()

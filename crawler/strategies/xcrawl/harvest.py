@@ -21,7 +21,6 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from crawler.canonical import pager_key, url_shape
-from crawler.strategies.xcrawl.evidence import url_words
 from crawler.strategies.xcrawl.priority import TOPICAL
 from crawler.strategies.xcrawl.walk import authority_subtrees, in_subtree, links_in_subtrees
 
@@ -97,10 +96,11 @@ class HarvestingHubs:
             return  # an article beside its related links is an authority, not a hub
         if key in self._seed_lists():
             return  # the seeds' own lists list everything the site has
+        named = self._named(hub, key)
         subtrees = authority_subtrees(links, self.graph.is_accepted)
         targets = links_in_subtrees(links, subtrees)
-        named = self._named(hub, key)
-        # A list named by the topic needs one authority to show where its items are.
+        # A list the topic names (a category or tag called so) needs one authority to show
+        # where its items are; any other, two.
         needed = 1 if named else max(2, self.config.hub_min_authorities)
         if len(targets) < MIN_LIST_ITEMS or sum(map(self.graph.is_accepted, targets)) < needed:
             return  # not a hub of authorities (yet): asked again as authorities are found
@@ -242,9 +242,7 @@ class HarvestingHubs:
     def _named(self, hub: int, key: str) -> bool:
         """Tell whether a hub's list is named by the topic: the words of its address (a
         category or tag called so) or the link it was fetched on."""
-        if self.priorities.evidence_at_fetch.get(hub, 0.0) >= TOPICAL:
-            return True
-        return self.evidence.score(self.evidence.stems(url_words(key))) >= TOPICAL
+        return self.priorities.evidence_at_fetch.get(hub, 0.0) >= TOPICAL or self._named_list(key)
 
     def _probe_size(self, download: Download) -> int:
         return self.config.download_probe * (NAMED_PROBE if download.named else 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 
 from crawler.canonical import pager_key, pager_url, url_shape
-from crawler.strategies.base import ANNOUNCED, PageObservation
+from crawler.strategies.base import ANNOUNCED, HUB, PageObservation
 from crawler.strategies.xcrawl.evidence import item_texts, url_words
 from crawler.strategies.xcrawl.priority import TOPICAL, Candidate, ListRecord
 from crawler.strategies.xcrawl.reading import Reading, dom_item_texts
@@ -17,6 +17,8 @@ from crawler.strategies.xcrawl.validator import required_score
 from crawler.strategies.xcrawl.weights import Variant
 
 logger = logging.getLogger(__name__)
+
+NAMED_ITEM = TOPICAL  # the evidence of an item listed by a list the topic names
 
 MAX_LIST_PAGES = 1000  # pages of one numbered list made candidates at most
 
@@ -41,6 +43,7 @@ class WeighingLinks:
         lists: set[str] = set()
         counted: set[str] = set()
         gained = 0.0
+        named = observation.kind != "information" and self._named_list(url)
         for link in links:
             target = self.graph.index[link.url]
             if self.graph.is_visited(target) or target in self.blocked:
@@ -68,6 +71,10 @@ class WeighingLinks:
                 # The site's feed or sitemap lists many items in one fetch (a feed with
                 # their words); the feed of every list page only repeats that page.
                 candidate.boost = 0.9
+            if named and link.area_kind == HUB and not pager:
+                # An item of a list the topic names (a "maemo" category) is topical evidence
+                # of its own, whatever its title says.
+                candidate.boost = max(candidate.boost, NAMED_ITEM)
             if len(candidate.stems) < 400:
                 candidate.stems |= found_stems
             candidate.text_evidence = max(candidate.text_evidence, score)
@@ -82,6 +89,10 @@ class WeighingLinks:
             found=found,
             gained=gained,
         )
+
+    def _named_list(self, url: str) -> bool:
+        """Tell whether the words of a list's address (its pages' common part) name the topic."""
+        return self.evidence.score(self.evidence.stems(url_words(pager_key(url)[0]))) >= TOPICAL
 
     def _item_texts(
         self, observation: PageObservation, links, reading: Reading | None
@@ -210,4 +221,3 @@ class WeighingLinks:
                 evidence=score,
             )
         logger.debug("probed %s: %d new links", observation.url, len(added))
-

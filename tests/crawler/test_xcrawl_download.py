@@ -53,13 +53,25 @@ def post(title: str, text: str) -> str:
     return page(title, f"<article><h1>{title}</h1>{paragraphs}</article>")
 
 
-def serve_blog(server: SiteServer, *, popular: bool = False) -> list[str]:
+def serve_blog(
+    server: SiteServer,
+    *,
+    popular: bool = False,
+    archive: bool = False,
+    titled: int = 2,
+    apart: bool = False,
+) -> list[str]:
     """Serve a blog: a post list of LIST_PAGES gardening pages and a camera category whose
     items mostly have titles without the topic's words; return the category's item paths.
 
     popular: a page of popular posts, two camera posts and ten others, is linked from the menu.
+    archive: an archive page listing every post, linked from the menu.
+    titled: the category's items whose titles name the topic.
+    apart: the category's second page lays its items out in another element than the first.
     """
     nav = "<li><a href='/category/cameras/'>Cameras</a></li>"
+    if archive:
+        nav += "<li><a href='/archives/'>Archives</a></li>"
     if popular:
         nav += "<li><a href='/popular/'>Popular camera and garden posts</a></li>"
         links = [("/c/0/", "Camera test"), ("/c/1/", "Camera lens")]
@@ -75,12 +87,22 @@ def serve_blog(server: SiteServer, *, popular: bool = False) -> list[str]:
     for i in range(10):
         server.html(f"/r/{i}/", post(f"Weekend {i}", GARDEN_TEXT))
     category = [f"/c/{i}/" for i in range(CATEGORY_ITEMS)]
-    titles = ["Camera test", "Camera lens"] + [f"Field notes {i}" for i in range(2, 40)]
+    titles = ["Camera test", "Camera lens"][:titled]
+    titles += [f"Field notes {i}" for i in range(len(titles), 40)]
     for number, chunk in ((1, category[:10]), (2, category[10:])):
         path = "/category/cameras/" if number == 1 else "/category/cameras/page/2/"
         pager = "<nav class='pager'><a href='/category/cameras/page/2/'>2</a></nav>"
         links = [(href, titles[int(href.split("/")[2])]) for href in chunk]
-        server.html(path, page("Cameras", items(links) + pager, nav))
+        listed = items(links)
+        if apart and number == 2:
+            listed = f"<div class='grid'><section>{listed}</section></div>"
+        server.html(path, page("Cameras", listed + pager, nav))
+    if archive:
+        everything = [
+            (f"/g/{n}-{i}/", f"Garden day {n}.{i}") for n in range(1, 9) for i in range(6)
+        ]
+        everything[::5] = [(href, titles[int(href.split("/")[2])]) for href in category][:10]
+        server.html("/archives/", page("Archives", items(everything), nav))
     for href in category:
         server.html(href, post(titles[int(href.split("/")[2])], CAMERA_TEXT))
     return category
@@ -128,6 +150,29 @@ def test_download_all_stops_after_its_probe_on_a_list_that_is_not_topical(topic,
     assert popular["fetched"] <= 3
     # The topical category was downloaded meanwhile.
     assert hubs["/category/cameras/"]["stopped"] is False
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_list_of_everything_holding_the_same_items_takes_none_from_the_topical_list(topic):
+    with SiteServer() as server:
+        category = serve_blog(server, archive=True)
+        run, fetched = run_crawl(server, budget=50)
+    # The archive lists every post, the category's first page among them: its download stops
+    # on its probe and leaves the category's whole list to the category's download.
+    assert set(category) <= set(fetched)
+    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+    assert any(hub.startswith("/category/cameras/") for hub in hubs)
+    assert all(row["stopped"] for hub, row in hubs.items() if hub == "/archives/")
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_later_page_laid_out_apart_still_gives_its_items_to_the_download(topic):
+    with SiteServer() as server:
+        category = serve_blog(server, apart=True)
+        run, fetched = run_crawl(server, budget=40)
+    assert set(category[10:]) <= set(fetched)
 
 
 @pytest.mark.slow

@@ -96,7 +96,7 @@ class HarvestingHubs:
             return  # an article beside its related links is an authority, not a hub
         if key in self._seed_lists():
             return  # the seeds' own lists list everything the site has
-        named = self._named(hub, key)
+        named = self._named_list(key)
         subtrees = authority_subtrees(links, self.graph.is_accepted)
         targets = links_in_subtrees(links, subtrees)
         # A list the topic names (a category or tag called so) needs one authority to show
@@ -238,11 +238,6 @@ class HarvestingHubs:
             download.fetched += 1
             download.accepted += accepted
             self._probe_failed(download)
-
-    def _named(self, hub: int, key: str) -> bool:
-        """Tell whether a hub's list is named by the topic: the words of its address (a
-        category or tag called so) or the link it was fetched on."""
-        return self.priorities.evidence_at_fetch.get(hub, 0.0) >= TOPICAL or self._named_list(key)
 
     def _probe_size(self, download: Download) -> int:
         return self.config.download_probe * (NAMED_PROBE if download.named else 1)

@@ -138,7 +138,7 @@ class ChoosingUrls:
                 if dead_ends > DEAD_ENDS:
                     self._choose(picked, limit)
                     return
-                self._restart()
+                self._restart(counted=False)  # a dead end is no iteration of the walk
                 self._walk_restart()
                 continue
             dead_ends = 0
@@ -188,10 +188,11 @@ class ChoosingUrls:
             self._store_hubs(new_hubs)
         return new_hubs
 
-    def _restart(self) -> None:
-        """A restart: FindHubs, counted for noNewHubsFound, and the node weights recomputed."""
+    def _restart(self, *, counted: bool = True) -> None:
+        """A restart: FindHubs, counted for noNewHubsFound (a restart drawn at random, not one
+        forced by a dead end), and the node weights recomputed."""
         self.stats.restarts += 1
-        if not self._find_hubs():
+        if not self._find_hubs() and counted:
             self.no_new_hubs += 1
         self._refresh_weights(force=True)
 

@@ -13,6 +13,14 @@ twice the share of the information pages fetched so far) is not topical (a "rece
 is a hub of everything): its queue is dropped and no further page of its list is harvested.
 The seeds' own paginated lists (a blog's post list, a paper's front page) list everything
 the site has: they are never downloaded, their items are valued one by one.
+
+A list whose own address names the topic (a "maemo" category or tag) needs one authority
+among its items to be a hub, and is judged on twice the probe against half the share: its
+name is evidence too. A page several lists hold is queued by each, and each download is
+judged only by the items it drew itself (an item another list's download drew is no random
+sample of this list), so an archive of everything neither takes a category's items nor passes
+its probe on the category's harvest. A later page of a list that lays its items out in another
+element gives the links shaped as the list's items.
 """
 
 from __future__ import annotations

@@ -67,14 +67,7 @@ class WeighingLinks:
                     gained += score - candidate.text_evidence
             if pager:
                 lists.add(self._place_in_list(candidate, link.url, observation))
-            if link.area_kind == ANNOUNCED and url in self._seeds and not candidate.boost:
-                # The site's feed or sitemap lists many items in one fetch (a feed with
-                # their words); the feed of every list page only repeats that page.
-                candidate.boost = 0.9
-            if named and link.area_kind == HUB and not pager:
-                # An item of a list the topic names (a "maemo" category) is topical evidence
-                # of its own, whatever its title says.
-                candidate.boost = max(candidate.boost, NAMED_ITEM)
+            _boost(candidate, link.area_kind, seed=url in self._seeds, named=named and not pager)
             if len(candidate.stems) < 400:
                 candidate.stems |= found_stems
             candidate.text_evidence = max(candidate.text_evidence, score)
@@ -221,3 +214,16 @@ class WeighingLinks:
                 evidence=score,
             )
         logger.debug("probed %s: %d new links", observation.url, len(added))
+
+
+def _boost(candidate: Candidate, area_kind: str, *, seed: bool, named: bool) -> None:
+    """Raise a candidate's floor of evidence by where its link sits.
+
+    The site's feed or sitemap lists many items in one fetch (a feed with their words); the
+    feed of every list page only repeats that page. An item of a list the topic names (a
+    "maemo" category) is topical evidence of its own, whatever its title says.
+    """
+    if area_kind == ANNOUNCED and seed and not candidate.boost:
+        candidate.boost = 0.9
+    if named and area_kind == HUB:
+        candidate.boost = max(candidate.boost, NAMED_ITEM)

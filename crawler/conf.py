@@ -344,8 +344,8 @@ class XcrawlSettings(Settings):
     graph_share: float = setting(
         "XCRAWL_GRAPH_SHARE",
         0.15,
-        "share of a candidate's value given by its node weight (HITS, PageRank, TSPR); "
-        "the rest is its topical evidence (0: evidence only)",
+        "share of a candidate's value its node weight (HITS, PageRank, TSPR) scales: "
+        "evidence value x (1 - g + g x weight) (0: evidence only)",
         minimum=0,
         maximum=1,
     )

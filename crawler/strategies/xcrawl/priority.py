@@ -15,9 +15,10 @@ Its value:
 2. Any other page: a hub with the probability its URL shape gave hubs so far (prior one
    half), valued like a list page whose yield is its link evidence times `HUB_ITEMS`
    plus the shape's mean yield; else a post, valued by its evidence.
-3. Mixed with the node's xCrawl weight w (HITS, PageRank or topic-sensitive PageRank,
-   max-normalised): (1 - g) * value + g * w, g the `graph_share` setting, so the link
-   analysis weighs in every choice (g = 0: evidence only).
+3. Scaled by the node's xCrawl weight w (HITS, PageRank or topic-sensitive PageRank,
+   max-normalised): value * (1 - g + g * w), g the `graph_share` setting, so the link
+   analysis weighs in every choice among pages of like evidence (g = 0: evidence only) and
+   never lifts a page its links say nothing for (a list every page links to).
 
 A post is fetched when its evidence beats the expected yield of the next hub.
 """
@@ -107,7 +108,7 @@ class Priorities:
         changed (one ask values every candidate).
         """
         g = self.graph_share
-        return (1 - g) * self._evidence_value(node, memo) + g * graph_weight
+        return self._evidence_value(node, memo) * (1 - g + g * graph_weight)
 
     def _evidence_value(self, node: int, memo: dict[object, float] | None) -> float:
         """Return the candidate's value by its evidence and the yields of lists and shapes."""

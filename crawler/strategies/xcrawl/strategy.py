@@ -21,7 +21,7 @@ Per run (the paper's per-site loop, on the stored graph of earlier runs):
    - best-first ("xcrawl", "xcrawl-hits", "xcrawl-pagerank", "xcrawl-evidence"): every
      unfetched page is valued (`priority.Priorities`) by the topical evidence of the links
      to it, or, for a page of a paginated list or a hub, by the topical yield expected of
-     it, mixed with its node weight (HITS, PageRank or topic-sensitive PageRank; weight
+     it, scaled by its node weight (HITS, PageRank or topic-sensitive PageRank; by
      `graph_share`); the best of the whole known graph is fetched next, and a restart
      (probability restartProbability per fetch) runs FindHubs;
    - the paper's walk ("xcrawl-walk", choosing.py): from the page the walk stands on, the

@@ -221,6 +221,14 @@ def test_node_weights_carry_real_weight_in_the_choice_unless_evidence_only():
     assert best(0.0) == 0
 
 
+def test_a_node_weight_never_lifts_a_page_its_links_say_nothing_for():
+    priorities = Priorities(0.3)
+    priorities.candidates[0] = Candidate(depth=1, evidence=0.1, text_evidence=0.1)
+    priorities.candidates[1] = Candidate(depth=1)  # no evidence: a list every page links to
+    weights = [0.0, 1.0]  # node 1: the heaviest of the graph
+    assert priorities.best(1, weights, lambda node: True)[0] == 0
+
+
 @pytest.mark.django_db
 def test_the_admin_shows_what_download_all_spent_per_run_and_its_harvest(staff_client):
     site = Site.objects.create(name="Blog", root_url="https://blog.example.com/")

@@ -81,13 +81,9 @@ def deliver_match(match_id: int) -> str:
     A match over its owner's hourly limit may complete an early digest: it goes at once.
     Paced first (clipping.pacing): it may wait for others found with it, or go in a burst.
     """
-    step = pacing.pace(match_id)
-    if step.wait > 0:
-        deliver_match.apply_async((match_id,), countdown=step.wait)
-        return "waiting"
-    if step.burst_id is not None:
-        deliver_digest.delay(step.burst_id)
-        return "burst"
+    paced = _follow_pace(pacing.pace(match_id), deliver_match, match_id, deliver_digest)
+    if paced is not None:
+        return paced
     outcome = publisher.deliver_match(match_id)
     if outcome == publisher.Outcome.DEFERRED:
         owner_id = publisher.owner_of(match_id)
@@ -153,14 +149,24 @@ def deliver_notice(notice_id: int) -> str:
 
     Paced first (clipping.pacing): it may wait for others found with it, or go in a burst.
     """
-    step = pacing.pace_notice(notice_id)
+    paced = _follow_pace(
+        pacing.pace_notice(notice_id), deliver_notice, notice_id, deliver_channel_digest
+    )
+    if paced is not None:
+        return paced
+    return channels.deliver_notice(notice_id)
+
+
+def _follow_pace(step: pacing.Pace, task, item_id: int, burst_task) -> str | None:
+    """Act on a pacing decision: run `task` again when the item must wait, or send the burst
+    it went into; None when the item goes alone now."""
     if step.wait > 0:
-        deliver_notice.apply_async((notice_id,), countdown=step.wait)
+        task.apply_async((item_id,), countdown=step.wait)
         return "waiting"
     if step.burst_id is not None:
-        deliver_channel_digest.delay(step.burst_id)
+        burst_task.delay(step.burst_id)
         return "burst"
-    return channels.deliver_notice(notice_id)
+    return None
 
 
 @shared_task(**_RETRY)

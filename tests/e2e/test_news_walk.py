@@ -20,15 +20,15 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from clipping.models import Match
-from tests.channels.servers import NotifyServer
 from tests.crawler.servers import Response, SiteServer
 from tests.e2e.people import create_list, sign_up_and_verify, text_of
 from tests.e2e.processes import Processes, wait_until
-from tests.e2e.test_user_journey import (
+from tests.e2e.test_user_journey import (  # noqa: F401 (services, webhook: the fixtures)
     EMAIL,
-    OPEN_LOOPBACK,
     add_webhook_for_list,
-    services,  # noqa: F401 (the fixture)
+    open_loopback,
+    services,
+    webhook,
 )
 from tests.ui.test_browser_pages import SCREENS, audit
 
@@ -140,16 +140,9 @@ def serve_courier(server: SiteServer) -> list[tuple[str, str]]:
 
 @pytest.fixture
 def courier(settings) -> Iterator[SiteServer]:
-    for name, value in OPEN_LOOPBACK.items():
-        setattr(settings, name, value)
+    open_loopback(settings)
     with SiteServer() as server:
         serve_courier(server)
-        yield server
-
-
-@pytest.fixture
-def webhook() -> Iterator[NotifyServer]:
-    with NotifyServer() as server:
         yield server
 
 
@@ -180,7 +173,7 @@ def test_a_new_person_is_told_the_news_once_and_nothing_old(
     smtp_server,
     page,
     courier,
-    webhook,
+    webhook,  # noqa: F811 (the fixture imported above)
     services: Processes,  # noqa: F811 (the fixture imported above)
 ):
     base = live_server.url

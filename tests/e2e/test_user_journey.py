@@ -42,10 +42,15 @@ OPEN_LOOPBACK = {
 }
 
 
-@pytest.fixture
-def news(settings) -> Iterator[SiteServer]:
+def open_loopback(settings) -> None:
+    """Let people's sites and channels reach 127.0.0.1 in this process (the live server)."""
     for name, value in OPEN_LOOPBACK.items():
         setattr(settings, name, value)
+
+
+@pytest.fixture
+def news(settings) -> Iterator[SiteServer]:
+    open_loopback(settings)
     with SiteServer() as server:
         serve_news(server)
         yield server

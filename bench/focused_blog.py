@@ -40,7 +40,11 @@ VARIANTS = {
     "hits+pagerank": "xcrawl-pagerank",
     "evidence": "xcrawl-evidence",
     "walk": "xcrawl-walk",
+    "walk-paper": "xcrawl-walk-paper",
 }
+# Measured beside the others, not held to the targets: the paper's walk as it wrote it, which
+# `walk` departs from (XCRAWL_WALK_FLOOR).
+MEASURED_ONLY = {"walk-paper"}
 # How hubs are reachable: every link; category and tag pages refused by the site's exclude
 # pattern; category and tag links taken out of the pages, listed only in the sitemap.
 MODES = ("all", "excluded", "sitemap")
@@ -224,7 +228,12 @@ def sweep(options, root: str, chosen: list[str], posts: dict) -> list:
     print(f"{'p':>5} {'selection':10} {'harvest':>8} {'mean R@100':>11}")
     for p in SWEEP:
         settings.XCRAWL_RESTART_PROBABILITY = p
-        for label, strategy in (("best-first", "xcrawl"), ("walk", "xcrawl-walk")):
+        selections = (
+            ("best-first", "xcrawl"),
+            ("walk", "xcrawl-walk"),
+            ("walk-paper", "xcrawl-walk-paper"),
+        )
+        for label, strategy in selections:
             fetched = relevant = 0
             recalls = []
             for name in chosen:
@@ -273,8 +282,9 @@ def ablation(figures: dict, variants: list[str]) -> None:
         )
 
 
-def judge_blog(figures: dict, variants: list[str]) -> list[tuple[bool, str]]:
-    checks = []
+def judge_blog(figures: dict, variants: list[str]) -> list[tuple[bool | None, str]]:
+    """Return each target's check (None: a figure measured, not held to a target)."""
+    checks: list[tuple[bool | None, str]] = []
     main = "hits+tspr" if "hits+tspr" in variants else variants[0]
     for name, mode, results, targets in figures["rows"]:
         if mode == "all":
@@ -282,7 +292,7 @@ def judge_blog(figures: dict, variants: list[str]) -> list[tuple[bool, str]]:
                 r100 = recall(results[label], targets, 100)
                 checks.append(
                     (
-                        r100 >= RECALL_TARGET,
+                        None if label in MEASURED_ONLY else r100 >= RECALL_TARGET,
                         f"{name} (hubs reachable): {label} recall@100 {r100:.0%} (target >= 90%)",
                     )
                 )
@@ -312,7 +322,7 @@ def judge_blog(figures: dict, variants: list[str]) -> list[tuple[bool, str]]:
     return checks
 
 
-def never_below(name, mode, results, targets, variants) -> list[tuple[bool, str]]:
+def never_below(name, mode, results, targets, variants) -> list[tuple[bool | None, str]]:
     checks = []
     for label in variants:
         gaps = {
@@ -322,7 +332,7 @@ def never_below(name, mode, results, targets, variants) -> list[tuple[bool, str]
         worst = min(gaps, key=gaps.__getitem__)
         checks.append(
             (
-                gaps[worst] >= 0,
+                None if label in MEASURED_ONLY else gaps[worst] >= 0,
                 f"{name} ({mode} hubs): {label} never below bfs at "
                 f"{'/'.join(map(str, BUDGETS))} (worst {gaps[worst]:+.1%} at {worst})",
             )

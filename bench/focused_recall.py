@@ -6,8 +6,9 @@
    Topics (a user's one-word keyword list; targets: the posts of a category): python 36
    posts, maemo 48 and ubuntu 25 (older posts whose titles mostly lack the word), development
    39 (the most recent posts, no title has the word). Breadth-first and every xCrawl variant
-   (HITS+TSPR, HITS, HITS+PageRank, evidence only, the walk) crawl it 500 fetches, with
-   hubs reachable, with category and tag hubs excluded (the site's exclude pattern), and
+   (HITS+TSPR, HITS, HITS+PageRank, evidence only, the walk, the paper's walk, measured but
+   not held to the targets) crawl it 500 fetches, with hubs reachable, with category and
+   tag hubs excluded (the site's exclude pattern), and
    with category and tag links taken out of the pages (the sitemap, rewritten to the
    served origin, lists them). Recall at 25, 50, 100, 250 and 500 fetches, the harvest
    rate, what DownloadAll spent and its harvest, the ablation table, and the paper's
@@ -162,7 +163,7 @@ def main() -> int:
     settings.CRAWLER_RUN_CONCURRENCY = options.concurrency
     settings.DATABASES["default"]["TEST"]["NAME"] = options.database
     old = setup_databases(verbosity=0, interactive=False, serialized_aliases=set())
-    checks: list[tuple[bool, str]] = []
+    checks: list[tuple[bool | None, str]] = []
     try:
         if options.modes:
             figures = bench_blog(options, variants)
@@ -176,7 +177,7 @@ def main() -> int:
         teardown_databases(old, verbosity=0)
     print()
     for ok, text in checks:
-        print(f"{'PASS' if ok else 'FAIL'} {text}")
+        print(f"{'INFO' if ok is None else 'PASS' if ok else 'FAIL'} {text}")
     return 0
 
 

@@ -310,6 +310,15 @@ class XcrawlSettings(Settings):
         "unfetched page of the whole graph",
         minimum=0,
     )
+    walk_floor: float = setting(
+        "XCRAWL_WALK_FLOOR",
+        0.8,
+        "the walk takes its page's best link only when it is worth this share of the best "
+        "page the run knows; else the page is a dead end and the walk restarts (0: the "
+        "paper's walk, which always takes the page's best link)",
+        minimum=0,
+        maximum=1,
+    )
     sample_terms: int = setting(
         "XCRAWL_SAMPLE_TERMS",
         30,

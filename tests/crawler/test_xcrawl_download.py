@@ -12,7 +12,7 @@ from crawler.models import CrawlRun, Site
 from crawler.run.loop import crawl
 from crawler.strategies.xcrawl.priority import Candidate, Priorities
 from crawler.topic import Topic, register_topic_provider
-from tests.crawler.servers import SiteServer
+from tests.crawler.servers import Response, SiteServer
 from tests.crawler.sites import make_site
 
 TOPIC = Topic(terms={stem: 1.0 for stem in stems(["camera", "lens"])}, language="en")
@@ -37,13 +37,17 @@ def page(title: str, main: str, nav: str = "") -> str:
     )
 
 
-def items(links: list[tuple[str, str]]) -> str:
+def items(links: list[tuple[str, str]], *, tags: bool = False, more: str = "") -> str:
+    """Return a list of posts; tags: each item names its tag pages; more: the address of the
+    list's next page, linked as the list's last item."""
+    tagged = "".join(f"<a href='/tag/{t}/'>{t}</a> " for t in ("notes", "travel")) if tags else ""
     return (
         "<ul class='posts'>"
         + "".join(
-            f"<li><article><h2><a href='{href}'>{label}</a></h2><p>An excerpt of the post: a few sentences that tell what it is about, written by the author, with a date and a byline.</p></article></li>"
+            f"<li><article><h2><a href='{href}'>{label}</a></h2><p>An excerpt of the post: a few sentences that tell what it is about, written by the author, with a date and a byline.</p><p>{tagged}</p></article></li>"
             for href, label in links
         )
+        + (f"<li><a href='{more}'>More posts</a></li>" if more else "")
         + "</ul>"
     )
 
@@ -60,6 +64,7 @@ def serve_blog(
     archive: bool = False,
     titled: int = 2,
     apart: bool = False,
+    tagged: bool = False,
 ) -> list[str]:
     """Serve a blog: a post list of LIST_PAGES gardening pages and a camera category whose
     items mostly have titles without the topic's words; return the category's item paths.
@@ -68,6 +73,8 @@ def serve_blog(
     archive: an archive page listing every post, linked from the menu.
     titled: the category's items whose titles name the topic.
     apart: the category's second page lays its items out in another element than the first.
+    tagged: the category's items name their tag pages (lists of garden posts), and its first
+    page links its second as the list's last item.
     """
     nav = "<li><a href='/category/cameras/'>Cameras</a></li>"
     if archive:
@@ -93,7 +100,8 @@ def serve_blog(
         path = "/category/cameras/" if number == 1 else "/category/cameras/page/2/"
         pager = "<nav class='pager'><a href='/category/cameras/page/2/'>2</a></nav>"
         links = [(href, titles[int(href.split("/")[2])]) for href in chunk]
-        listed = items(links)
+        more = "/category/cameras/page/2/" if tagged and number == 1 else ""
+        listed = items(links, tags=tagged, more=more)
         if apart and number == 2:
             listed = f"<div class='grid'><section>{listed}</section></div>"
         server.html(path, page("Cameras", listed + pager, nav))
@@ -105,6 +113,10 @@ def serve_blog(
         server.html("/archives/", page("Archives", items(everything), nav))
     for href in category:
         server.html(href, post(titles[int(href.split("/")[2])], CAMERA_TEXT))
+    if tagged:
+        for tag in ("notes", "travel"):
+            garden = [(f"/g/{n}-0/", f"Garden day {n}.0") for n in range(1, LIST_PAGES + 1)]
+            server.html(f"/tag/{tag}/", page(tag, items(garden), nav))
     return category
 
 
@@ -179,6 +191,38 @@ def test_a_later_page_laid_out_apart_still_gives_its_items_to_the_download(topic
 
 @pytest.mark.slow
 @pytest.mark.django_db
+def test_a_lists_items_are_its_posts_not_its_own_pages_nor_the_lists_they_name(topic):
+    with SiteServer() as server:
+        category = serve_blog(server, tagged=True)
+        run, fetched = run_crawl(server, budget=40)
+    # The tag pages each item names are no items of the category, and its second page, linked
+    # among the items, is read as a page of the list: every item comes, none of the tags first.
+    assert set(category) <= set(fetched)
+    last_item = max(fetched.index(path) for path in category)
+    assert not [p for p in fetched[:last_item] if p.startswith("/tag/")], " ".join(fetched)
+    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+    assert hubs["/category/cameras/"]["fetched"] >= CATEGORY_ITEMS - 4
+    assert hubs["/category/cameras/"]["accepted"] == hubs["/category/cameras/"]["fetched"]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_list_the_topic_names_is_downloaded_ahead_of_a_list_that_holds_some_authorities(
+    topic, settings
+):
+    settings.XCRAWL_DOWNLOAD_PROBE = 3
+    with SiteServer() as server:
+        category = serve_blog(server, popular=True)
+        _, fetched = run_crawl(server, budget=60)
+    # "Popular camera and garden posts" holds two camera posts among ten others; the cameras
+    # category is named by the topic: its items all come before the popular list's others.
+    assert set(category) <= set(fetched)
+    last_item = max(fetched.index(path) for path in category)
+    assert not [p for p in fetched[:last_item] if p.startswith("/r/")], " ".join(fetched)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
 def test_the_walk_variant_downloads_hubs_and_repeats_itself_with_the_same_seed(topic):
     with SiteServer() as server:
         category = serve_blog(server)
@@ -190,6 +234,52 @@ def test_the_walk_variant_downloads_hubs_and_repeats_itself_with_the_same_seed(t
     assert first.learned["restarts"] > 0
     assert len(set(category) & set(fetched)) >= CATEGORY_ITEMS - 2
     assert fetched == again
+
+
+def serve_chain(server: SiteServer) -> list[str]:
+    """Serve a home page linking one camera post, which links a chain of garden posts, each to
+    the next; the sitemap lists seven more camera posts. Return the camera posts' paths."""
+    cameras = [f"/camera-lens-{i}/" for i in range(8)]
+    server.html("/", page("Blog", items([(cameras[0], "Camera lens 0")])))
+    for number, path in enumerate(cameras):
+        body = post(f"Camera lens {number}", CAMERA_TEXT)
+        if number == 0:
+            body = body.replace("</article>", "<a href='/chain/1/'>Garden day 1</a></article>")
+        server.html(path, body)
+    for number in range(1, 25):
+        more = f"<a href='/chain/{number + 1}/'>Garden day {number + 1}</a></article>"
+        server.html(
+            f"/chain/{number}/", post(f"Garden {number}", GARDEN_TEXT).replace("</article>", more)
+        )
+    listed = "".join(f"<url><loc>{server.url(path)}</loc></url>" for path in cameras[1:])
+    sitemap = f"<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>{listed}</urlset>"
+    server.route("/sitemap.xml", Response(sitemap, headers={"Content-Type": "application/xml"}))
+    return cameras
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_the_walk_restarts_where_its_page_links_only_to_pages_worth_less_than_the_best_known(
+    topic, settings
+):
+    settings.XCRAWL_RESTART_PROBABILITY = 0.05
+    settings.CRAWLER_RUN_CONCURRENCY = 1  # one step at a time: the walk stands on each page
+    with SiteServer() as server:
+        cameras = serve_chain(server)
+        _, fetched = run_crawl(server, budget=30, strategy="xcrawl-walk", seed=2)
+        CrawlRun.objects.all().delete()
+        Site.objects.all().delete()
+        _, paper = run_crawl(server, budget=30, strategy="xcrawl-walk-paper", seed=2)
+
+    def wandered(sequence: list[str]) -> list[str]:
+        last = max(sequence.index(path) for path in cameras)
+        return [p for p in sequence[:last] if p.startswith("/chain/") and p != "/chain/1/"]
+
+    assert set(cameras) <= set(fetched) and set(cameras) <= set(paper)
+    # The walk leaves the garden chain for the camera posts the home page announced; the
+    # paper's walk follows the chain, its page's only link, before it comes back.
+    assert wandered(fetched) == [], " ".join(fetched)
+    assert len(wandered(paper)) >= 2, " ".join(paper)
 
 
 @pytest.mark.slow

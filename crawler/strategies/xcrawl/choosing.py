@@ -10,12 +10,16 @@ weight(t) / outdegree(v), so on one page the heaviest target wins, ties broken b
 seeded generator (`walk.Walk.heaviest`). Before each step, with probability
 restartProbability, and at a dead end (no link to a page not fetched yet), it restarts at a
 random known authority, or at a seed before any is known. After a few dead ends in a row it
-takes the best candidate of the whole graph, so a run never stalls.
+takes the best candidate of the whole graph, so a run never stalls. With `walk_floor` above
+0 (the default), a link worth less than that share of the best candidate's value does not
+count: a page with no better link is a dead end (the paper's walk, `walk_floor` 0, follows
+its best link wherever it leads).
 """
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 
 import numpy as np
 
@@ -132,7 +136,7 @@ class ChoosingUrls:
                 self._walk_restart()
             self._refresh_weights()
             values = self._walk_values()
-            node = self.walk.choose(values, lambda n: n not in picked and self._walkable(n))
+            node = self.walk.choose(values, self._walk_step(picked, values))
             if node is None:
                 dead_ends += 1
                 if dead_ends > DEAD_ENDS:
@@ -145,6 +149,20 @@ class ChoosingUrls:
             picked.append(node)
             self.walked.add(node)
             self.stats.walk_steps += 1
+
+    def _walk_step(self, picked: list[int], values) -> Callable[[int], bool]:
+        """Return which links the walk may take now: unfetched candidates not picked, worth
+        `walk_floor` of the best candidate's value (a page whose links are all worth less is
+        a dead end); any such link for the paper's walk (`walk_floor` 0)."""
+        floor = -1.0
+        if self.config.walk_floor > 0:
+            top = self.priorities.best(
+                1, self._weights, lambda n: n not in picked and self._fetchable(n)
+            )
+            if top:
+                best = self.priorities.value(top[0], float(self._weights_at(top[0])))
+                floor = self.config.walk_floor * best
+        return lambda n: n not in picked and self._walkable(n) and values[n] >= floor
 
     def _walk_restart(self) -> None:
         """Start the walk again at a random known authority, or a seed before any is known."""

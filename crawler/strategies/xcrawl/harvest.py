@@ -3,24 +3,27 @@
 Part of `XCrawl` (crawler.strategies.xcrawl.strategy), on the state it keeps.
 
 When FindHubs marks a hub, the DOM subtree that holds its links to authorities
-(`walk.authority_subtrees`) is downloaded: every same-site link in it not fetched yet is
-queued, ahead of the candidates the run values (an unread list page included), and so are
-the other pages of the hub's own paginated list, whose items sit in the same subtree of the
-same template. Each page fetched through the download is validated; the subtree's harvest
-(validated share of its fetched items) is kept per hub. After `download_probe` items a
-subtree whose share is below `download_min_share` (or, where few pages validate, below
-twice the share of the information pages fetched so far) is not topical (a "recent posts" sidebar
-is a hub of everything): its queue is dropped and no further page of its list is harvested.
-The seeds' own paginated lists (a blog's post list, a paper's front page) list everything
-the site has: they are never downloaded, their items are valued one by one.
+(`walk.authority_subtrees`) is downloaded: every same-site link in it not fetched yet that is
+shaped as the list's items (the URL shape of the articles it holds, or of most of its links:
+not the tag and category pages each item names) is queued, ahead of the candidates the run
+values (an unread list page included), and so are the other pages of the hub's own
+paginated list, whose items sit in the same subtree of the same template. Each page fetched
+through the download is validated; the subtree's harvest (validated share of its fetched
+items) is kept per hub. After `download_probe` items a subtree whose share is below
+`download_min_share` (or, where few pages validate, below twice the share of the information
+pages fetched so far) is not topical (a "recent posts" sidebar is a hub of everything): its
+queue is dropped and no further page of its list is harvested. The seeds' own paginated
+lists (a blog's post list, a paper's front page) list everything the site has: they are never
+downloaded, their items are valued one by one.
 
 A list whose own address names the topic (a "maemo" category or tag) needs one authority
-among its items to be a hub, and is judged on twice the probe against half the share: its
-name is evidence too. A page several lists hold is queued by each, and each download is
-judged only by the items it drew itself (an item another list's download drew is no random
-sample of this list), so an archive of everything neither takes a category's items nor passes
-its probe on the category's harvest. A later page of a list that lays its items out in another
-element gives the links shaped as the list's items.
+among its items to be a hub and is downloaded whole, as the paper downloads a hub's
+authorities: its name is the evidence a probe would seek. Such lists go first, in turn. A
+page several lists hold is queued by each, and each download is judged only by the items it
+drew itself (an item another list's download drew is no random sample of this list), so an
+archive of everything neither takes a category's items nor passes its probe on the
+category's harvest. A later page of a list that lays its items out in another element gives
+the links shaped as the list's items.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass, field
 
 from crawler.canonical import pager_key, url_shape
 from crawler.strategies.xcrawl.priority import TOPICAL
-from crawler.strategies.xcrawl.walk import authority_subtrees, in_subtree, links_in_subtrees
+from crawler.strategies.xcrawl.walk import authority_subtrees, links_in_subtrees
 
 DOWNLOADS_REPORTED = 50  # downloads listed on a run's record at most
 # Links a subtree of authorities holds at least to be a list worth downloading (a pair of
@@ -41,7 +44,6 @@ MIN_LIST_ITEMS = 5
 HARVEST_SHARE = 0.15
 LIFT = 2.0  # a topical subtree's validated share over the run's, at least
 DOWNLOAD_TIE = 0.15  # expected shares this close are served in turn
-NAMED_PROBE = 2  # a list named by the topic: this many times the probe, at 1/this the share
 
 
 @dataclass
@@ -61,6 +63,7 @@ class Download:
     handed_items: int = 0  # of which items (not list pages)
     stopped: bool = False
     named: bool = False  # the list's own address or link names the topic
+    shapes: frozenset[str] = frozenset()  # URL shapes of the articles it lists
 
     def expected(self) -> float:
         """Return the share expected of its next items (Laplace: one of two before any)."""
@@ -113,8 +116,9 @@ class HarvestingHubs:
         if len(targets) < MIN_LIST_ITEMS or sum(map(self.graph.is_accepted, targets)) < needed:
             return  # not a hub of authorities (yet): asked again as authorities are found
         self.harvested.add(hub)
-        download = self.downloads[key] = Download(hub, subtrees, named=named)
-        self._judge_known(download, targets)
+        download = Download(hub, subtrees, named=named, shapes=self._item_shapes(targets))
+        self.downloads[key] = download
+        self._judge_known(download, [t for t in targets if self._is_item(download, t)])
         if self._probe_failed(download):
             return
         self._queue_subtree(download, hub, links, subtrees)
@@ -182,14 +186,11 @@ class HarvestingHubs:
             # else its links shaped as the list's items (a short last page laid out apart).
             targets = links_in_subtrees(links, authority_subtrees(links, self.graph.is_accepted))
             targets = targets or self._shaped_as_items(download, links)
-        pagers = [
-            target
-            for target, area, _ in links
-            if pager_key(self.graph.urls[target])[0] == key
-            and target != page
-            and not any(in_subtree(area, root) for root in subtrees)
-        ]
+        in_list = {t for t, _, _ in links if pager_key(self.graph.urls[t])[0] == key}
+        pagers = [target for target in dict.fromkeys(in_list) if target != page]
         for target in targets:
+            if target in in_list or not self._is_item(download, target):
+                continue  # the list's own pages, and the other lists its items name
             if target not in download.items and self._open(target):
                 download.items.add(target)
                 self._enqueue(download, target)
@@ -203,6 +204,24 @@ class HarvestingHubs:
             elif self._open(target):
                 download.pages.add(target)
                 self._enqueue(download, target)
+
+    def _item_shapes(self, targets: list[int]) -> frozenset[str]:
+        """Return the URL shapes of a list's items: those of the articles and authorities it
+        holds, and the shape most of its links have (a post list's posts, not the few tag
+        and category pages every item names)."""
+        count: dict[str, int] = {}
+        shapes = set()
+        for target in targets:
+            shape = url_shape(self.graph.urls[target])
+            count[shape] = count.get(shape, 0) + 1
+            if self.graph.is_accepted(target) or target in self.articles:
+                shapes.add(shape)
+        if count:
+            shapes.add(max(count, key=count.__getitem__))
+        return frozenset(shapes)
+
+    def _is_item(self, download: Download, node: int) -> bool:
+        return url_shape(self.graph.urls[node]) in download.shapes
 
     def _shaped_as_items(self, download: Download, links) -> list[int]:
         """Return the page's links outside menus whose URL shape the list's items have."""
@@ -248,19 +267,18 @@ class HarvestingHubs:
             self._probe_failed(download)
 
     def _probe_size(self, download: Download) -> int:
-        return self.config.download_probe * (NAMED_PROBE if download.named else 1)
+        return 0 if download.named else self.config.download_probe
 
     def _probe_failed(self, download: Download) -> bool:
         """Stop a download whose probe shows a subtree that is not topical; say if it did.
 
-        A list named by the topic (a "maemo" category whose posts' words do not all say
-        maemo) is judged on a longer probe against half the share: its name is evidence too.
+        A list the topic names (a "maemo" category whose posts' words do not all say maemo)
+        has no probe: it is downloaded whole, as the paper downloads every hub's authorities.
         """
         judged = download.fetched + download.known
-        if download.stopped or judged < self._probe_size(download):
+        if download.stopped or download.named or judged < self._probe_size(download):
             return download.stopped
-        needed = self._needed_share() / (NAMED_PROBE if download.named else 1)
-        if download.share() >= needed:
+        if download.share() >= self._needed_share():
             return False
         download.stopped = True
         for node in download.queue:
@@ -271,19 +289,23 @@ class HarvestingHubs:
     def _pick_downloads(self, picked: list[int], limit: int) -> None:
         """Hand out queued download pages, up to `limit` in all.
 
-        Each page comes from the most promising download: among those whose expected
-        share is within `DOWNLOAD_TIE` of the best, the one that handed out least, so
-        equally topical hubs progress together and a better one goes first.
+        Lists the topic names (a "python" category and a "python" tag) go first, in turn:
+        their names say more of the rest of their items than a probe of a few, and one list's
+        download takes the items both hold, so the other's share says little. Among the
+        other downloads, those whose expected share is within `DOWNLOAD_TIE` of the best, the
+        one that handed out least, so equally topical hubs progress together and a better
+        one goes first.
         """
         while len(picked) < limit:
-            active = [d for d in self.downloads.values() if d.queue and not self._probing(d)]
+            queued = [d for d in self.downloads.values() if d.queue]
+            if any(d.named for d in queued):
+                queued = [d for d in queued if d.named]  # the others wait on their verdicts
+            active = [d for d in queued if not self._probing(d)]
             if not active:
                 return
             best = max(d.expected() for d in active)
-            download = min(
-                (d for d in active if d.expected() >= best - DOWNLOAD_TIE),
-                key=lambda d: d.handed,
-            )
+            tied = [d for d in active if d.named or d.expected() >= best - DOWNLOAD_TIE]
+            download = min(tied, key=lambda d: d.handed)
             node = self._next_of(download)
             if node in picked or (node in self.blocked and not self.graph.is_visited(node)):
                 continue  # another download handed it out: counted for both when it comes

@@ -24,9 +24,12 @@ Per run (the paper's per-site loop, on the stored graph of earlier runs):
      it, scaled by its node weight (HITS, PageRank or topic-sensitive PageRank; by
      `graph_share`); the best of the whole known graph is fetched next, and a restart
      (probability restartProbability per fetch) runs FindHubs;
-   - the paper's walk ("xcrawl-walk", choosing.py): from the page the walk stands on, the
-     link of most value; with probability restartProbability, or at a dead end, a restart
-     at a random known authority (a seed before any is known).
+   - the paper's walk ("xcrawl-walk-paper", choosing.py): from the page the walk stands on,
+     the link of most value; with probability restartProbability, or at a dead end, a
+     restart at a random known authority (a seed before any is known). "xcrawl-walk" takes
+     the page's best link only while it is worth `walk_floor` of the best page the run
+     knows; a page of weaker links is a dead end, so the walk restarts at an authority
+     instead of wandering through pages its links say nothing for.
 7. noNewHubsFound: `max_iterations` restarts in a row that found no new hub stop the run
    ("no-new-hubs"); a new authority starts the count again (the walk still finds what
    the site's hubs list).
@@ -374,7 +377,16 @@ class XCrawlEvidence(XCrawl):
 
 @register
 class XCrawlWalk(XCrawl):
-    """xCrawl as the paper's walk: the current page's best link, restarts at authorities."""
+    """xCrawl as a walk: the current page's best link while it is worth `walk_floor` of the
+    best page known, restarts at authorities."""
 
     name = "xcrawl-walk"
     walking = True
+
+
+@register
+class XCrawlPaperWalk(XCrawlWalk):
+    """xCrawl as the paper's walk: the current page's best link, whatever it is worth."""
+
+    name = "xcrawl-walk-paper"
+    pinned: ClassVar[dict[str, object]] = {"walk_floor": 0.0}

@@ -132,6 +132,17 @@ def run_crawl(server: SiteServer, budget: int, strategy: str = "xcrawl", seed: i
     return run, fetched
 
 
+def downloads_by_hub(run, server: SiteServer) -> dict[str, dict]:
+    """Return the run's DownloadAll figures by hub path."""
+    return {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+
+
+def fetched_before(fetched: list[str], paths: list[str], prefix: str) -> list[str]:
+    """Return the fetched paths starting with `prefix` that came before the last of `paths`."""
+    last = max(fetched.index(path) for path in paths)
+    return [p for p in fetched[:last] if p.startswith(prefix)]
+
+
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_download_all_fetches_a_topical_hubs_whole_list_ahead_of_unread_list_pages(topic):
@@ -141,13 +152,12 @@ def test_download_all_fetches_a_topical_hubs_whole_list_ahead_of_unread_list_pag
     # The category's items whose titles lack the topic's words come before the post list's
     # unread pages, and so does the category's second page.
     assert set(category) <= set(fetched)
-    last_item = max(fetched.index(path) for path in category)
-    read_before = [p for p in fetched[:last_item] if p.startswith("/page/")]
+    read_before = fetched_before(fetched, category, "/page/")
     assert len(read_before) <= 2, fetched
     run.refresh_from_db()
     assert run.download_fetches >= CATEGORY_ITEMS - 4
     assert run.download_relevant >= run.download_fetches - 1
-    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+    hubs = downloads_by_hub(run, server)
     assert hubs["/category/cameras/"]["stopped"] is False
 
 
@@ -158,7 +168,7 @@ def test_download_all_stops_after_its_probe_on_a_list_that_is_not_topical(topic,
     with SiteServer() as server:
         serve_blog(server, popular=True)
         run, fetched = run_crawl(server, budget=40)
-    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+    hubs = downloads_by_hub(run, server)
     popular = hubs["/popular/"]  # a hub of everything
     assert popular["stopped"] is True
     assert popular["fetched"] <= 3
@@ -175,7 +185,7 @@ def test_a_list_of_everything_holding_the_same_items_takes_none_from_the_topical
     # The archive lists every post, the category's first page among them: its download stops
     # on its probe and leaves the category's whole list to the category's download.
     assert set(category) <= set(fetched)
-    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+    hubs = downloads_by_hub(run, server)
     assert any(hub.startswith("/category/cameras/") for hub in hubs)
     assert all(row["stopped"] for hub, row in hubs.items() if hub == "/archives/")
 
@@ -198,9 +208,8 @@ def test_a_lists_items_are_its_posts_not_its_own_pages_nor_the_lists_they_name(t
     # The tag pages each item names are no items of the category, and its second page, linked
     # among the items, is read as a page of the list: every item comes, none of the tags first.
     assert set(category) <= set(fetched)
-    last_item = max(fetched.index(path) for path in category)
-    assert not [p for p in fetched[:last_item] if p.startswith("/tag/")], " ".join(fetched)
-    hubs = {row["hub"].removeprefix(server.origin): row for row in run.learned["downloads"]}
+    assert not fetched_before(fetched, category, "/tag/"), " ".join(fetched)
+    hubs = downloads_by_hub(run, server)
     assert hubs["/category/cameras/"]["fetched"] >= CATEGORY_ITEMS - 4
     assert hubs["/category/cameras/"]["accepted"] == hubs["/category/cameras/"]["fetched"]
 
@@ -217,8 +226,7 @@ def test_a_list_the_topic_names_is_downloaded_ahead_of_a_list_that_holds_some_au
     # "Popular camera and garden posts" holds two camera posts among ten others; the cameras
     # category is named by the topic: its items all come before the popular list's others.
     assert set(category) <= set(fetched)
-    last_item = max(fetched.index(path) for path in category)
-    assert not [p for p in fetched[:last_item] if p.startswith("/r/")], " ".join(fetched)
+    assert not fetched_before(fetched, category, "/r/"), " ".join(fetched)
 
 
 @pytest.mark.slow
@@ -272,8 +280,7 @@ def test_the_walk_restarts_where_its_page_links_only_to_pages_worth_less_than_th
         _, paper = run_crawl(server, budget=30, strategy="xcrawl-walk-paper", seed=2)
 
     def wandered(sequence: list[str]) -> list[str]:
-        last = max(sequence.index(path) for path in cameras)
-        return [p for p in sequence[:last] if p.startswith("/chain/") and p != "/chain/1/"]
+        return [p for p in fetched_before(sequence, cameras, "/chain/") if p != "/chain/1/"]
 
     assert set(cameras) <= set(fetched) and set(cameras) <= set(paper)
     # The walk leaves the garden chain for the camera posts the home page announced; the

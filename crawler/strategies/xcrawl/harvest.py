@@ -187,7 +187,7 @@ class HarvestingHubs:
             targets = links_in_subtrees(links, authority_subtrees(links, self.graph.is_accepted))
             targets = targets or self._shaped_as_items(download, links)
         in_list = {t for t, _, _ in links if pager_key(self.graph.urls[t])[0] == key}
-        pagers = [target for target in dict.fromkeys(in_list) if target != page]
+        pagers = [target for target in in_list if target != page]
         for target in targets:
             if target in in_list or not self._is_item(download, target):
                 continue  # the list's own pages, and the other lists its items name
@@ -303,8 +303,11 @@ class HarvestingHubs:
             active = [d for d in queued if not self._probing(d)]
             if not active:
                 return
-            best = max(d.expected() for d in active)
-            tied = [d for d in active if d.named or d.expected() >= best - DOWNLOAD_TIE]
+            if active[0].named:
+                tied = active  # lists the topic names, in turn whatever their shares
+            else:
+                best = max(d.expected() for d in active)
+                tied = [d for d in active if d.expected() >= best - DOWNLOAD_TIE]
             download = min(tied, key=lambda d: d.handed)
             node = self._next_of(download)
             if node in picked or (node in self.blocked and not self.graph.is_visited(node)):

@@ -229,6 +229,44 @@ def test_a_list_the_topic_names_is_downloaded_ahead_of_a_list_that_holds_some_au
     assert not fetched_before(fetched, category, "/r/"), " ".join(fetched)
 
 
+def serve_tag_and_category(server: SiteServer) -> tuple[list[str], list[str]]:
+    """Serve a blog whose menu links a "camera" tag of 30 camera posts, each filed under a
+    "camera" category that only the posts link; the category lists ten other camera posts,
+    titled without the topic, and a "web-camera" tag linked from the home page lists ten
+    more. Return the tag's and the category's item paths."""
+    nav = "<li><a href='/tag/camera/'>Camera</a></li>"
+    filed = "<p>Filed under <a href='/category/camera/'>Camera</a></p></article>"
+    tagged = [f"/t/{i}/" for i in range(30)]
+    filed_only = [f"/t/{i}/" for i in range(30, 40)]
+    webcams = [f"/w/{i}/" for i in range(10)]
+    home = items([(f"/g/{i}/", f"Garden day {i}") for i in range(8)])
+    home += "<p><a href='/tag/web-camera/'>web-camera</a></p>"
+    server.html("/", page("Blog", home, nav))
+    for i in range(8):
+        server.html(f"/g/{i}/", post(f"Garden day {i}", GARDEN_TEXT))
+    server.html("/tag/camera/", page("camera", items([(p, "Camera report") for p in tagged]), nav))
+    server.html("/category/camera/", page("Camera", items([(p, "Notes") for p in filed_only])))
+    server.html("/tag/web-camera/", page("web-camera", items([(p, "Webcam") for p in webcams])))
+    for path in tagged + filed_only + webcams:
+        server.html(path, post("Report", CAMERA_TEXT).replace("</article>", filed))
+    return tagged, filed_only
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_list_the_topic_names_is_fetched_and_downloaded_while_another_is_downloading(topic):
+    with SiteServer() as server:
+        tagged, filed_only = serve_tag_and_category(server)
+        _, fetched = run_crawl(server, budget=60, strategy="xcrawl-walk")
+    # The category is called by the topic's word alone but linked only from the tag's posts
+    # and its items are all unknown: it is fetched as soon as a post names it, while the
+    # tag is downloading, and downloaded whole; the "web-camera" tag, whose name says more,
+    # waits for both (one of its items may come in breadth-first order).
+    assert set(filed_only) <= set(fetched), " ".join(fetched)
+    assert fetched.index("/category/camera/") < max(map(fetched.index, tagged)), " ".join(fetched)
+    assert len(fetched_before(fetched, filed_only, "/w/")) <= 1, " ".join(fetched)
+
+
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_the_walk_variant_downloads_hubs_and_repeats_itself_with_the_same_seed(topic):

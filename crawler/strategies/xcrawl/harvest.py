@@ -44,6 +44,10 @@ MIN_LIST_ITEMS = 5
 HARVEST_SHARE = 0.15
 LIFT = 2.0  # a topical subtree's validated share over the run's, at least
 DOWNLOAD_TIE = 0.15  # expected shares this close are served in turn
+# Unfetched lists the topic names (a "python" category an article names) fetched ahead of
+# the downloads, per run at most: a site names few lists after one word.
+NAMED_LISTS = 8
+FEED_ENDINGS = (".xml", ".rss", ".atom", ".json", "/feed/", "/rss/")
 
 
 @dataclass
@@ -63,6 +67,7 @@ class Download:
     handed_items: int = 0  # of which items (not list pages)
     stopped: bool = False
     named: bool = False  # the list's own address or link names the topic
+    wholly: bool = False  # and each word of its own name does
     shapes: frozenset[str] = frozenset()  # URL shapes of the articles it lists
 
     def expected(self) -> float:
@@ -88,6 +93,9 @@ class HarvestingHubs:
         self.handed_by: dict[int, Download] = {}
         self.linked_from: dict[int, list[int]] = {}  # node -> fetched pages linking to it
         self.articles: set[int] = set()  # fetched pages the analyser found information pages
+        self.article_shapes: set[str] = set()  # their URL shapes
+        self.named_lists: list[int] = []  # unfetched first pages of lists the topic names
+        self.named_fetched = 0  # of which handed out ahead of the downloads
         self.download_fetches = 0
         self.download_accepted = 0
 
@@ -108,15 +116,26 @@ class HarvestingHubs:
         if key in self._seed_lists():
             return  # the seeds' own lists list everything the site has
         named = self._named_list(key)
+        wholly = named and self._named_wholly(key)
         subtrees = authority_subtrees(links, self.graph.is_accepted)
+        if not subtrees and wholly:
+            # A list called by the topic's own words whose items are all unknown: they are
+            # where its links shaped as the site's articles are.
+            subtrees = authority_subtrees(links, self._shaped_as_article)
         targets = links_in_subtrees(links, subtrees)
-        # A list the topic names (a category or tag called so) needs one authority to show
-        # where its items are; any other, two.
-        needed = 1 if named else max(2, self.config.hub_min_authorities)
+        # A list called by the topic's words alone needs no authority to be a hub; one whose
+        # name says more (a "web-camera" tag), one to show where its items are; any other, two.
+        needed = 0 if wholly else 1 if named else max(2, self.config.hub_min_authorities)
         if len(targets) < MIN_LIST_ITEMS or sum(map(self.graph.is_accepted, targets)) < needed:
             return  # not a hub of authorities (yet): asked again as authorities are found
         self.harvested.add(hub)
-        download = Download(hub, subtrees, named=named, shapes=self._item_shapes(targets))
+        download = Download(
+            hub,
+            subtrees,
+            named=named,
+            wholly=wholly,
+            shapes=self._item_shapes(targets),
+        )
         self.downloads[key] = download
         self._judge_known(download, [t for t in targets if self._is_item(download, t)])
         if self._probe_failed(download):
@@ -286,6 +305,39 @@ class HarvestingHubs:
         download.queue.clear()
         return True
 
+    def _note_article(self, node: int) -> None:
+        self.articles.add(node)
+        self.article_shapes.add(url_shape(self.graph.urls[node]))
+
+    def _shaped_as_article(self, node: int) -> bool:
+        return url_shape(self.graph.urls[node]) in self.article_shapes
+
+    def _note_named_list(self, node: int, url: str) -> None:
+        """Remember an unfetched first page of a list whose address names the topic."""
+        key, number = pager_key(url)
+        if number == 1 and not url.lower().endswith(FEED_ENDINGS) and self._named_wholly(key):
+            self.named_lists.append(node)
+
+    def _pick_named_lists(self, picked: list[int], limit: int) -> None:
+        """Hand out the unfetched lists the topic names (not shaped as the site's articles),
+        ahead of the downloads: a "python" category is downloaded whole once fetched, and a
+        download of the "python" tag would otherwise take every fetch before it."""
+        if not self.article_shapes:
+            return  # an article's shape is not known yet: the list's might be it
+        kept = []
+        for node in self.named_lists:
+            url = self.graph.urls[node]
+            if not self._open(node) or pager_key(url)[0] in self.downloads:
+                continue
+            if url_shape(url) in self.article_shapes or self._refused(node):
+                continue  # an article whose address names the topic, or a page refused
+            if len(picked) >= limit or self.named_fetched >= NAMED_LISTS:
+                kept.append(node)
+                continue
+            self.named_fetched += 1
+            picked.append(node)
+        self.named_lists = kept
+
     def _pick_downloads(self, picked: list[int], limit: int) -> None:
         """Hand out queued download pages, up to `limit` in all.
 
@@ -296,10 +348,13 @@ class HarvestingHubs:
         one that handed out least, so equally topical hubs progress together and a better
         one goes first.
         """
+        self._pick_named_lists(picked, limit)
         while len(picked) < limit:
             queued = [d for d in self.downloads.values() if d.queue]
             if any(d.named for d in queued):
                 queued = [d for d in queued if d.named]  # the others wait on their verdicts
+                if any(d.wholly for d in queued):
+                    queued = [d for d in queued if d.wholly]  # "development" before "web-…"
             active = [d for d in queued if not self._probing(d)]
             if not active:
                 return
@@ -357,14 +412,15 @@ class HarvestingHubs:
         return self.frontier.refusal(self.graph.urls[node], depth) is not None
 
     def download_report(self) -> list[dict[str, object]]:
-        """Return each download's hub, fetches and harvest, for the run's record."""
+        """Return each download's list (its first page's address), fetches and harvest, for
+        the run's record."""
         return [
             {
-                "hub": self.graph.urls[d.hub],
+                "hub": key,
                 "fetched": d.fetched,
                 "accepted": d.accepted,
                 "harvest": round(d.accepted / d.fetched, 3) if d.fetched else None,
                 "stopped": d.stopped,
             }
-            for d in list(self.downloads.values())[:DOWNLOADS_REPORTED]
+            for key, d in list(self.downloads.items())[:DOWNLOADS_REPORTED]
         ]

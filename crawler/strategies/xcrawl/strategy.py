@@ -231,7 +231,7 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
                 (self.graph.index[link.url], link.area_path, link.area_kind) for link in links
             ]
             if observation.kind == "information":
-                self.articles.add(node)
+                self._note_article(node)
             for target in dict.fromkeys(t for t, _, _ in self.links[node]):
                 self.linked_from.setdefault(target, []).append(node)
             if verdict.accepted and not was_authority:

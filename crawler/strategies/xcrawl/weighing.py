@@ -7,6 +7,8 @@ Part of `XCrawl` (crawler.strategies.xcrawl.strategy), on the state it keeps.
 from __future__ import annotations
 
 import logging
+import re
+from urllib.parse import parse_qsl, urlsplit
 
 from crawler.canonical import pager_key, pager_url, url_shape
 from crawler.strategies.base import ANNOUNCED, HUB, PageObservation
@@ -57,6 +59,7 @@ class WeighingLinks:
                 depth = observation.depth if pager else observation.depth + 1
                 candidate = Candidate(depth=depth, shape=url_shape(link.url))
                 self.priorities.candidates[target] = candidate
+                self._note_named_list(target, link.url)
             if not pager and link.url not in counted:
                 # How topical the stretch of the list is, whether its items were known or
                 # not: topics cluster, so a dense page predicts dense neighbours.
@@ -86,6 +89,14 @@ class WeighingLinks:
     def _named_list(self, url: str) -> bool:
         """Tell whether the words of a list's address (its pages' common part) name the topic."""
         return self.evidence.score(self.evidence.stems(url_words(pager_key(url)[0]))) >= TOPICAL
+
+    def _named_wholly(self, url: str) -> bool:
+        """Tell whether each word of a list's own name (the last part of its address) names
+        the topic: a "development" category, not a "web-development" tag."""
+        words = [w for w in re.split(r"[^\w]+|_", list_name(pager_key(url)[0])) if len(w) > 2]
+        return bool(words) and all(
+            self.evidence.score(self.evidence.stems(word)) >= TOPICAL for word in words
+        )
 
     def _item_texts(
         self, observation: PageObservation, links, reading: Reading | None
@@ -214,6 +225,14 @@ class WeighingLinks:
                 evidence=score,
             )
         logger.debug("probed %s: %d new links", observation.url, len(added))
+
+
+def list_name(key: str) -> str:
+    """Return a list's own name: its query's values, else the last part of its path."""
+    parts = urlsplit(key)
+    if parts.query:
+        return " ".join(value for _, value in parse_qsl(parts.query))
+    return next((part for part in reversed(parts.path.split("/")) if part), "")
 
 
 def _boost(candidate: Candidate, area_kind: str, *, seed: bool, named: bool) -> None:

@@ -4,12 +4,15 @@ noNewHubsFound stop, node weights in the choice, and the admin's DownloadAll fig
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 from django.urls import reverse
 
 from analyzer.text import stems
 from crawler.models import CrawlRun, Site
 from crawler.run.loop import crawl
+from crawler.strategies.xcrawl.harvest import Download, HarvestingHubs
 from crawler.strategies.xcrawl.priority import Candidate, Priorities
 from crawler.topic import Topic, register_topic_provider
 from tests.crawler.servers import Response, SiteServer
@@ -384,3 +387,26 @@ def test_the_admin_shows_what_download_all_spent_per_run_and_its_harvest(staff_c
     assert "12 (75%)" in page.content.decode()
     assert "https://blog.example.com/c/&lt;b&gt;/" in page.content.decode()  # escaped
     assert "12 (75%)" in listing.content.decode()
+
+
+def test_a_page_handed_out_keeps_the_evidence_it_was_chosen_on_though_dropped_in_flight():
+    priorities = Priorities(0.15)
+    priorities.candidates[7] = Candidate(depth=1, evidence=1.0, text_evidence=1.0)
+    priorities.handed(7)
+    priorities.candidates.pop(7)  # no longer fetchable while in flight: forgotten as a candidate
+    priorities.fetched(7, "/posts/*/", ("http://x/posts/a/", 1), hub=False, found=0.0)
+    # It was fetched on its words, so it says nothing of the lists that hold it.
+    assert priorities.evidence_at_fetch[7] == 1.0
+
+
+def test_a_download_judged_by_a_probe_waits_for_its_verdicts_once_a_probe_is_in_flight():
+    graph = SimpleNamespace(is_visited=lambda node: node == 3)
+    owner = SimpleNamespace(handed=100, graph=graph, config=SimpleNamespace(download_probe=4))
+    listed = Download(hub=0, subtrees=[], in_flight={1: 98, 2: 99, 4: 99, 5: 99})
+    named = Download(hub=0, subtrees=[], named=True, in_flight=dict(listed.in_flight))
+    assert HarvestingHubs._ahead(owner, listed) is True
+    assert HarvestingHubs._ahead(owner, named) is False  # downloaded whole, never waits
+    # Observed (3), or handed out so long ago the loop must have dropped it (1): not in flight.
+    stale = Download(hub=0, subtrees=[], in_flight={1: 20, 2: 99, 3: 99, 4: 99})
+    assert HarvestingHubs._ahead(owner, stale) is False
+    assert set(stale.in_flight) == {2, 4}

@@ -44,6 +44,8 @@ MIN_LIST_ITEMS = 5
 HARVEST_SHARE = 0.15
 LIFT = 2.0  # a topical subtree's validated share over the run's, at least
 DOWNLOAD_TIE = 0.15  # expected shares this close are served in turn
+# Hand-outs after which an item not observed counts as dropped by the loop, not in flight.
+IN_FLIGHT_KEPT = 64
 # Unfetched lists the topic names (a "python" category an article names) fetched ahead of
 # the downloads, per run at most: a site names few lists after one word.
 NAMED_LISTS = 8
@@ -69,6 +71,8 @@ class Download:
     named: bool = False  # the list's own address or link names the topic
     wholly: bool = False  # and each word of its own name does
     shapes: frozenset[str] = frozenset()  # URL shapes of the articles it lists
+    # Items handed out and not observed yet -> the run's hand-out count when handed.
+    in_flight: dict[int, int] = field(default_factory=dict)
 
     def expected(self) -> float:
         """Return the share expected of its next items (Laplace: one of two before any)."""
@@ -281,6 +285,7 @@ class HarvestingHubs:
                 continue
             if self.handed_by.get(node) is not download:
                 continue
+            download.in_flight.pop(node, None)
             download.fetched += 1
             download.accepted += accepted
             self._probe_failed(download)
@@ -355,7 +360,7 @@ class HarvestingHubs:
                 queued = [d for d in queued if d.named]  # the others wait on their verdicts
                 if any(d.wholly for d in queued):
                     queued = [d for d in queued if d.wholly]  # "development" before "web-…"
-            active = [d for d in queued if not self._probing(d)]
+            active = [d for d in queued if not self._probing(d) and not self._ahead(d)]
             if not active:
                 return
             if active[0].named:
@@ -373,6 +378,7 @@ class HarvestingHubs:
             download.handed += 1
             if node in download.items:
                 download.handed_items += 1
+                download.in_flight[node] = self.handed + len(picked)
                 self.handed_by[node] = download
             picked.append(node)
 
@@ -399,6 +405,19 @@ class HarvestingHubs:
         node = queue[index]
         del queue[index]
         return node
+
+    def _ahead(self, download: Download) -> bool:
+        """Tell whether a download a probe judges has a probe's worth of items in flight: its
+        verdicts come a few fetches late, and a list that only passed its probe by chance
+        would otherwise take every fetch until they came. A list the topic names is
+        downloaded whole and never waits."""
+        if download.named:
+            return False
+        recent = self.handed - IN_FLIGHT_KEPT
+        for node, handed in list(download.in_flight.items()):
+            if handed < recent or self.graph.is_visited(node):
+                del download.in_flight[node]  # dropped by the loop, or observed for another
+        return len(download.in_flight) >= self.config.download_probe
 
     def _probing(self, download: Download) -> bool:
         """Tell whether a download handed out its whole probe and awaits the verdicts."""

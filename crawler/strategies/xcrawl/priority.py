@@ -160,6 +160,13 @@ class Priorities:
                     break
         return picked
 
+    def handed(self, node: int) -> None:
+        """Record the text evidence a candidate is handed out on (it may be dropped from the
+        candidates while in flight)."""
+        candidate = self.candidates.get(node)
+        if candidate is not None:
+            self.evidence_at_fetch.setdefault(node, candidate.text_evidence)
+
     def fetched(
         self,
         node: int,
@@ -176,7 +183,8 @@ class Priorities:
         (evidence learnt by reading it) other hubs of its shape.
         """
         candidate = self.candidates.pop(node, None)
-        self.evidence_at_fetch[node] = candidate.text_evidence if candidate else 0.0
+        if node not in self.evidence_at_fetch:
+            self.evidence_at_fetch[node] = candidate.text_evidence if candidate else 0.0
         if candidate is not None and candidate.list_key is not None:
             page = (candidate.list_key, candidate.number)
         record = self.shapes.setdefault(shape, ShapeRecord())

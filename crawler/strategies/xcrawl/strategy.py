@@ -200,6 +200,8 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
                 self._choose(picked, limit)
         self.handed += len(picked)
         self.blocked.update(picked)
+        for node in picked:
+            self.priorities.handed(node)
         return [self.graph.urls[node] for node in picked]
 
     def observe(self, observation: PageObservation) -> None:

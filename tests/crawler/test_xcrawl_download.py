@@ -410,3 +410,33 @@ def test_a_download_judged_by_a_probe_waits_for_its_verdicts_once_a_probe_is_in_
     stale = Download(hub=0, subtrees=[], in_flight={1: 20, 2: 99, 3: 99, 4: 99})
     assert HarvestingHubs._ahead(owner, stale) is False
     assert set(stale.in_flight) == {2, 4}
+
+
+def serve_archive_of_everything(server: SiteServer) -> list[str]:
+    """Serve a home page and an archive listing 120 garden posts and, every fifth item, 30
+    posts titled with the topic. Return the camera posts' paths."""
+    cameras = [f"/c/{i}/" for i in range(30)]
+    listed = [(f"/g/{i}/", f"Garden day {i}") for i in range(120)]
+    for number, path in enumerate(cameras):
+        listed.insert(number * 5, (path, f"Camera lens review {number}"))
+    nav = "<li><a href='/archives/'>Archives</a></li>"
+    server.html("/", page("Blog", "<p>Welcome to a small blog about many things.</p>", nav))
+    server.html("/archives/", page("Archives", items(listed), nav))
+    for path, title in listed:
+        server.html(path, post(title, CAMERA_TEXT if path in cameras else GARDEN_TEXT))
+    return cameras
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_list_of_everything_is_downloaded_only_once_its_titled_items_are_fetched(topic):
+    with SiteServer() as server:
+        cameras = serve_archive_of_everything(server)
+        run, fetched = run_crawl(server, budget=50)
+    # The archive holds the camera posts, so it is a hub; but each is worth more than a
+    # random item of a list holding a fifth of them: they come first, and only the share of
+    # the fetches taken in breadth-first order (the archive's first items) is garden posts.
+    assert set(cameras) <= set(fetched)
+    garden = fetched_before(fetched, cameras, "/g/")
+    assert garden == [f"/g/{i}/" for i in range(len(garden))], " ".join(fetched)
+    assert len(garden) <= 5, " ".join(fetched)

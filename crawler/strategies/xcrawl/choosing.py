@@ -156,13 +156,15 @@ class ChoosingUrls:
         a dead end); any such link for the paper's walk (`walk_floor` 0)."""
         floor = -1.0
         if self.config.walk_floor > 0:
-            top = self.priorities.best(
-                1, self._weights, lambda n: n not in picked and self._fetchable(n)
-            )
-            if top:
-                best = self.priorities.value(top[0], float(self._weights_at(top[0])))
-                floor = self.config.walk_floor * best
+            floor = self.config.walk_floor * self._best_value(picked)
         return lambda n: n not in picked and self._walkable(n) and values[n] >= floor
+
+    def _best_value(self, picked: list[int]) -> float:
+        """Return the value of the best fetchable candidate not picked (0 with none)."""
+        top = self.priorities.best(
+            1, self._weights, lambda n: n not in picked and self._fetchable(n)
+        )
+        return self.priorities.value(top[0], float(self._weights_at(top[0]))) if top else 0.0
 
     def _walk_restart(self) -> None:
         """Start the walk again at a random known authority, or a seed before any is known."""

@@ -18,7 +18,12 @@ downloaded, their items are valued one by one.
 
 A list whose own address names the topic (a "maemo" category or tag) needs one authority
 among its items to be a hub and is downloaded whole, as the paper downloads a hub's
-authorities: its name is the evidence a probe would seek. Such lists go first, in turn. A
+authorities: its name is the evidence a probe would seek. Such lists go first, in turn;
+those whose own name is the topic's words alone (a "python" category, not a
+"python-tips" tag) before the others, with no authority needed (their items are the links
+shaped as the site's articles), and their first pages are fetched as soon as a page links
+them. A list judged by a probe has at most a probe's worth of items in flight, and waits
+while the run knows a page worth more than its expected share. A
 page several lists hold is queued by each, and each download is judged only by the items it
 drew itself (an item another list's download drew is no random sample of this list), so an
 archive of everything neither takes a category's items nor passes its probe on the
@@ -351,7 +356,9 @@ class HarvestingHubs:
         download takes the items both hold, so the other's share says little. Among the
         other downloads, those whose expected share is within `DOWNLOAD_TIE` of the best, the
         one that handed out least, so equally topical hubs progress together and a better
-        one goes first.
+        one goes first; and only while no candidate the run values is worth more than its
+        expected share (an archive of everything waits while the posts its titles name
+        remain).
         """
         self._pick_named_lists(picked, limit)
         while len(picked) < limit:
@@ -367,6 +374,8 @@ class HarvestingHubs:
                 tied = active  # lists the topic names, in turn whatever their shares
             else:
                 best = max(d.expected() for d in active)
+                if best < self._best_value(picked):
+                    return  # the run knows a page worth more than a download's next item
                 tied = [d for d in active if d.expected() >= best - DOWNLOAD_TIE]
             download = min(tied, key=lambda d: d.handed)
             node = self._next_of(download)

@@ -108,12 +108,11 @@ class Priorities:
         changed (one ask values every candidate).
         """
         g = self.graph_share
-        return self._evidence_value(node, memo) * (1 - g + g * graph_weight)
-
-    def _evidence_value(self, node: int, memo: dict[object, float] | None) -> float:
-        """Return the candidate's value by its evidence and the yields of lists and shapes."""
-        c = self.candidates[node]
         memo = {} if memo is None else memo
+        return self._evidence_value(self.candidates[node], memo) * (1 - g + g * graph_weight)
+
+    def _evidence_value(self, c: Candidate, memo: dict[object, float]) -> float:
+        """Return the candidate's value by its evidence and the yields of lists and shapes."""
         if c.list_key is not None:
             key: object = (c.list_key, c.number)
             y = memo.get(key)
@@ -138,12 +137,7 @@ class Priorities:
         always goes, so the run never stalls.
         """
         # A heap, popped only as far as needed: most asks take the first few.
-        memo: dict[object, float] = {}
-        count = len(weights)
-        heap = [
-            (-self.value(node, float(weights[node]) if node < count else 0.0, memo), node)
-            for node in self.candidates
-        ]
+        heap = self._valued(weights)
         heapq.heapify(heap)
         picked: list[int] = []
         floor = KEEP_FOR_LATER * pending if pending > 0 else None
@@ -166,6 +160,19 @@ class Priorities:
         candidate = self.candidates.get(node)
         if candidate is not None:
             self.evidence_at_fetch.setdefault(node, candidate.text_evidence)
+
+    def _valued(self, weights) -> list[tuple[float, int]]:
+        """Return (-value, node) of every candidate, over plain floats (an ask values every
+        candidate: numpy's scalars would cost more than the arithmetic)."""
+        g = self.graph_share
+        plain = weights.tolist() if hasattr(weights, "tolist") else list(weights)
+        count = len(plain)
+        memo: dict[object, float] = {}
+        value = self._evidence_value
+        return [
+            (-(value(c, memo) * (1 - g + g * (plain[node] if node < count else 0.0))), node)
+            for node, c in self.candidates.items()
+        ]
 
     def fetched(
         self,

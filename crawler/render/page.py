@@ -50,6 +50,8 @@ class _PageState:
     page: Page | None = None
     main_redirect: str | None = None
     main_refusal: FetchError | None = None
+    # A document refused where the main frame could not be told (a refresh racing the read).
+    document_refusal: FetchError | None = None
     served: FetchResult | None = None  # the main document as already fetched, used once
     document_requests: int = 0  # main-document requests relayed to the site
     expanding: bool = False  # growing the page's lists: the main frame may not navigate
@@ -105,6 +107,8 @@ class _PageState:
             self.note(url, kind, str(refused.error))
             if main:
                 self.main_refusal = refused.error
+            elif kind == "document":
+                self.document_refusal = refused.error
             await _quietly(route.abort("blockedbyclient"))
             return
         except PlaywrightError:
@@ -399,18 +403,27 @@ async def _load(
         grown = await expand(page, state, deadline)
         state.expanding = False
         state.result.render_notes["expanded"] = grown.steps
-    if urlsplit(page.url).scheme not in {"http", "https"}:
-        # A script, a refresh or a form took the page somewhere refused: Chromium's error page
-        # in its place is no page of the site.
-        error = state.main_refusal or FetchError(ErrorKind.RENDER, f"the page ended on {page.url}")
-        raise _Failed(error, url)
+    _stayed(page, state, url)
     # The DOM is serialised as HTML in UTF-8, whatever the page declared.
     html = await page.content()
+    _stayed(page, state, url)  # a refresh that fired while the DOM was read
     if state.api_links:
         state.result.render_notes["api_links"] = len(state.api_links)
         html = _with_block(html, links_block(state.api_links))
     state.result.body = html.encode("utf-8", "replace")
     state.result.final_url = page.url
+
+
+def _stayed(page: Page, state: _PageState, url: str) -> None:
+    """Fail the render when a script, a refresh or a form took the page somewhere refused:
+    Chromium's error page in its place is no page of the site."""
+    if urlsplit(page.url).scheme not in {"http", "https"}:
+        error = (
+            state.main_refusal
+            or state.document_refusal
+            or FetchError(ErrorKind.RENDER, f"the page ended on {page.url}")
+        )
+        raise _Failed(error, url)
 
 
 def _check_answer(result: FetchResult, policy: FetchPolicy) -> None:

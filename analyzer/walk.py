@@ -293,6 +293,7 @@ class _Walker:
         if text.isspace():
             if self.buffer:
                 self.buffer.append(" ")
+            self._space_anchor()
             return
         chars = non_space(text)
         node.text += chars
@@ -305,6 +306,11 @@ class _Walker:
             self.buffer_link_chars += chars
             if self.anchor is not None:
                 self.anchor.parts.append(text)
+
+    def _space_anchor(self) -> None:
+        """Part the open link's text where white space or a block boundary parts it."""
+        if self.anchor is not None:
+            self.anchor.parts.append(" ")
 
     def read_attributes(self, node: Node, attrs: dict[str, str]) -> None:
         """Count the element's id, class and style; mark it chrome when they name chrome."""
@@ -334,6 +340,7 @@ class _Walker:
             if self.buffer:
                 self.flush()
             self.owners.append(node)
+            self._space_anchor()  # a heading and a date inside one link are two words
         if name in HEADINGS:
             node.heading = HEADINGS[name]
             self.heading = node.heading
@@ -369,6 +376,7 @@ class _Walker:
             if self.buffer:
                 self.flush()
             self.owners.pop()
+            self._space_anchor()
         if node.heading:
             self.heading = 0
         if node.chrome:

@@ -74,3 +74,13 @@ def test_rel_nofollow_is_reported() -> None:
     first, second = analyze(html, URL).links
     assert (first.rel, first.nofollow) == (("nofollow", "ugc"), True)
     assert (second.rel, second.nofollow) == (("noopener",), False)
+
+
+def test_anchor_text_keeps_the_words_that_blocks_and_spaces_part_inside_the_link() -> None:
+    html = (
+        '<body><a href="/p/1/"><div><h2>Il crivello di Eratostene</h2><footer><time>'
+        'Jan 30, 2008</time></footer></div></a><a href="/p/2/"><b>Solar</b> <i>panels</i></a>'
+        '<a href="/p/3/">un<b>break</b>able</a></body>'
+    )
+    texts = [link.text for link in analyze(html, URL).links]
+    assert texts == ["Il crivello di Eratostene Jan 30, 2008", "Solar panels", "unbreakable"]

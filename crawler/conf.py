@@ -369,7 +369,8 @@ class XcrawlSettings(Settings):
     download_probe: int = setting(
         "XCRAWL_DOWNLOAD_PROBE",
         4,
-        "items of a hub's subtree DownloadAllAuthorities fetches before judging it topical",
+        "items of a hub's subtree DownloadAllAuthorities fetches before judging it topical "
+        "(and the most it has in flight)",
         minimum=1,
     )
     download_min_share: float = setting(

@@ -432,7 +432,7 @@ def serve_archive_of_everything(server: SiteServer) -> list[str]:
 def test_a_list_of_everything_is_downloaded_only_once_its_titled_items_are_fetched(topic):
     with SiteServer() as server:
         cameras = serve_archive_of_everything(server)
-        run, fetched = run_crawl(server, budget=50)
+        _, fetched = run_crawl(server, budget=50)
     # The archive holds the camera posts, so it is a hub; but each is worth more than a
     # random item of a list holding a fifth of them: they come first, and only the share of
     # the fetches taken in breadth-first order (the archive's first items) is garden posts.

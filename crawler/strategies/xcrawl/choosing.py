@@ -160,11 +160,22 @@ class ChoosingUrls:
         return lambda n: n not in picked and self._walkable(n) and values[n] >= floor
 
     def _best_value(self, picked: list[int]) -> float:
-        """Return the value of the best fetchable candidate not picked (0 with none)."""
+        """Return the value of the best fetchable candidate not picked (0 with none).
+
+        Worked out once per ask while that candidate stays unpicked: the downloads and the
+        walk ask it at every page they hand out, and nothing it depends on changes between.
+        """
+        known = self._best_known
+        if known is not None and known[0] not in picked:
+            return known[1]
         top = self.priorities.best(
             1, self._weights, lambda n: n not in picked and self._fetchable(n)
         )
-        return self.priorities.value(top[0], float(self._weights_at(top[0]))) if top else 0.0
+        if not top:
+            return 0.0
+        value = self.priorities.value(top[0], float(self._weights_at(top[0])))
+        self._best_known = (top[0], value)
+        return value
 
     def _walk_restart(self) -> None:
         """Start the walk again at a random known authority, or a seed before any is known."""
@@ -223,6 +234,7 @@ class ChoosingUrls:
         if not force and self.handed - self._weights_handed < REFRESH_EVERY:
             return
         self._weights_handed = self.handed
+        self._best_known = None  # new weights (and the hubs a restart found) change the values
         weights = self.weights.weights()
         top = weights.max() if len(weights) else 0.0
         self._weights = weights / top if top > 0 else weights

@@ -197,5 +197,9 @@ def item_texts(links: Iterable[Any], canonical: Callable[[str], str]) -> dict[st
 def url_words(url: str) -> str:
     """Return the words of a URL's path and query ("/posts/python-tips/" -> "posts python tips")."""
     rest = url.split("://", 1)[-1]
-    rest = rest.split("/", 1)[1] if "/" in rest else ""
-    return " ".join(part for part in re.split(r"[^\w]+|_", rest) if part and not part.isdigit())
+    return " ".join(address_words(rest.split("/", 1)[1] if "/" in rest else ""))
+
+
+def address_words(part: str) -> list[str]:
+    """Return the words of a part of an address ("python-tips" -> python, tips), no numbers."""
+    return [word for word in re.split(r"[^\w]+|_", part) if word and not word.isdigit()]

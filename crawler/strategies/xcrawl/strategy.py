@@ -186,6 +186,7 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
         if not self._adopted:
             self._adopt_frontier()
         picked: list[int] = []
+        self._best_known: tuple[int, float] | None = None  # `_best_value` of this ask
         self._pick(picked, self.revisits, limit)
         self._explore(picked, limit)
         self._pick_downloads(picked, limit)

@@ -7,12 +7,11 @@ Part of `XCrawl` (crawler.strategies.xcrawl.strategy), on the state it keeps.
 from __future__ import annotations
 
 import logging
-import re
 from urllib.parse import parse_qsl, urlsplit
 
 from crawler.canonical import pager_key, pager_url, url_shape
 from crawler.strategies.base import ANNOUNCED, HUB, PageObservation
-from crawler.strategies.xcrawl.evidence import item_texts, url_words
+from crawler.strategies.xcrawl.evidence import address_words, item_texts, url_words
 from crawler.strategies.xcrawl.priority import TOPICAL, Candidate, ListRecord
 from crawler.strategies.xcrawl.reading import Reading, dom_item_texts
 from crawler.strategies.xcrawl.validator import required_score
@@ -93,7 +92,7 @@ class WeighingLinks:
     def _named_wholly(self, url: str) -> bool:
         """Tell whether each word of a list's own name (the last part of its address) names
         the topic: a "development" category, not a "web-development" tag."""
-        words = [w for w in re.split(r"[^\w]+|_", list_name(pager_key(url)[0])) if len(w) > 2]
+        words = [w for w in address_words(list_name(pager_key(url)[0])) if len(w) > 2]
         return bool(words) and all(
             self.evidence.score(self.evidence.stems(word)) >= TOPICAL for word in words
         )

@@ -24,7 +24,7 @@
 
 Usage: .venv/bin/python -m bench.focused_recall [--variants hits+tspr,walk] [--topics python]
        [--modes all,excluded,sitemap] [--skip-sweep] [--skip-shop] [--skip-demo] [--seed 1]
-       [--database NAME]
+       [--concurrency N] [--database NAME]
 Needs PostgreSQL (DATABASE_URL, as `make bench` sets it); uses its own database.
 """
 
@@ -62,6 +62,7 @@ from bench.focused_blog import (  # noqa: E402
     recall,
     run_one,
 )
+from crawler.conf import crawler_settings  # noqa: E402
 from crawler.strategies.xcrawl.validator import validate  # noqa: E402
 from crawler.topic import Topic  # noqa: E402
 
@@ -142,7 +143,8 @@ def bench_demo(options) -> list[tuple[bool, str]]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--concurrency", type=int, default=4)
+    # The product's default (CRAWLER_RUN_CONCURRENCY): what a person's crawl runs with.
+    parser.add_argument("--concurrency", type=int, default=crawler_settings().concurrency)
     parser.add_argument("--variants", default=",".join(VARIANTS))
     parser.add_argument("--topics", default=",".join(TOPICS))
     parser.add_argument("--modes", default=",".join(MODES))

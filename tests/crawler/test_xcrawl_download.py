@@ -270,6 +270,46 @@ def test_a_list_the_topic_names_is_fetched_and_downloaded_while_another_is_downl
     assert len(fetched_before(fetched, filed_only, "/w/")) <= 1, " ".join(fetched)
 
 
+def serve_long_category(server: SiteServer, pages: int = 6) -> list[list[str]]:
+    """Serve a blog whose menu links a "camera" category of `pages` pages of four items
+    titled without the topic, each page's pager linking only the next page and the last.
+    Return the category's list page paths, then each page's item paths."""
+    nav = "<li><a href='/category/camera/'>Camera</a></li>"
+    home = items([(f"/g/{i}/", f"Garden day {i}") for i in range(8)])
+    server.html("/", page("Blog", home, nav))
+    for i in range(8):
+        server.html(f"/g/{i}/", post(f"Garden day {i}", GARDEN_TEXT))
+    paths, chunks = [], []
+    for number in range(1, pages + 1):
+        path = "/category/camera/" if number == 1 else f"/category/camera/page/{number}/"
+        chunk = [f"/c/{number}-{i}/" for i in range(4)]
+        pager = "".join(
+            f"<a href='/category/camera/page/{n}/'>{label}</a> "
+            for n, label in ((number + 1, "Next"), (pages, "Last"))
+            if n > number
+        )
+        listed = items([(href, f"Field notes {href}") for href in chunk])
+        server.html(path, page("Camera", listed + f"<nav class='pager'>{pager}</nav>", nav))
+        for href in chunk:
+            server.html(href, post("Field notes", CAMERA_TEXT))
+        paths.append(path)
+        chunks.append(chunk)
+    return [paths, *chunks]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_list_the_topic_names_has_every_numbered_page_queued_after_its_first_items(topic):
+    with SiteServer() as server:
+        paths, *chunks = serve_long_category(server)
+        _, fetched = run_crawl(server, budget=40)
+    # The first page's pager links the second page and the sixth: the pages between are
+    # queued with them, ahead of the second page's items, not one page per round of fetches.
+    assert set(paths) | {p for chunk in chunks for p in chunk} <= set(fetched)
+    first_of_second = min(map(fetched.index, chunks[1]))
+    assert max(map(fetched.index, paths)) < first_of_second, " ".join(fetched)
+
+
 @pytest.mark.slow
 @pytest.mark.django_db
 def test_the_walk_variant_downloads_hubs_and_repeats_itself_with_the_same_seed(topic):

@@ -22,13 +22,15 @@ authorities: its name is the evidence a probe would seek. Such lists go first, i
 those whose own name is the topic's words alone (a "python" category, not a
 "python-tips" tag) before the others, with no authority needed (their items are the links
 shaped as the site's articles), and their first pages are fetched as soon as a page links
-them. A list judged by a probe has at most a probe's worth of items in flight, and waits
-while the run knows a page worth more than its expected share. A
-page several lists hold is queued by each, and each download is judged only by the items it
-drew itself (an item another list's download drew is no random sample of this list), so an
-archive of everything neither takes a category's items nor passes its probe on the
-category's harvest. A later page of a list that lays its items out in another element gives
-the links shaped as the list's items.
+them. Every page of such a list that its pager numbers is queued after the first page's
+items: a pager links the next page and the last, and read one by one a list of ten pages
+would take ten rounds of the fetches in flight. A list judged by a probe has at most a
+probe's worth of items in flight, and waits while the run knows a page worth more than its
+expected share. A page several lists hold is queued by each, and each download is judged
+only by the items it drew itself (an item another list's download drew is no random sample
+of this list), so an archive of everything neither takes a category's items nor passes its
+probe on the category's harvest. A later page of a list that lays its items out in another
+element gives the links shaped as the list's items.
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from crawler.canonical import pager_key, url_shape
+from crawler.canonical import pager_key, pager_url, url_shape
 from crawler.strategies.xcrawl.priority import TOPICAL
 from crawler.strategies.xcrawl.walk import authority_subtrees, links_in_subtrees
+from crawler.strategies.xcrawl.weighing import MAX_LIST_PAGES
 
 DOWNLOADS_REPORTED = 50  # downloads listed on a run's record at most
 # Links a subtree of authorities holds at least to be a list worth downloading (a pair of
@@ -216,13 +219,18 @@ class HarvestingHubs:
             targets = targets or self._shaped_as_items(download, links)
         in_list = {t for t, _, _ in links if pager_key(self.graph.urls[t])[0] == key}
         pagers = [target for target in in_list if target != page]
+        download.pages.add(page)
+        if download.named:
+            # Downloaded whole: every page of the list its pager numbers goes out after this
+            # page's items, so all its items are known one round of fetches later, not one
+            # page of the list per round (a pager links the next and the last).
+            pagers += [target for target in self._numbered_pages(key) if target not in in_list]
         for target in targets:
             if target in in_list or not self._is_item(download, target):
                 continue  # the list's own pages, and the other lists its items name
             if target not in download.items and self._open(target):
                 download.items.add(target)
                 self._enqueue(download, target)
-        download.pages.add(page)
         for target in pagers:
             if target in download.pages:
                 continue
@@ -232,6 +240,19 @@ class HarvestingHubs:
             elif self._open(target):
                 download.pages.add(target)
                 self._enqueue(download, target)
+
+    def _numbered_pages(self, key: str) -> list[int]:
+        """Return the known pages of a numbered list: 2 up to the highest number linked."""
+        record = self.priorities.lists.get(key)
+        if record is None or not record.example:
+            return []
+        pages = []
+        for number in range(2, min(record.last, MAX_LIST_PAGES) + 1):
+            url = pager_url(record.example, number)
+            node = self.graph.index.get(self._canonical(url)) if url else None
+            if node is not None:
+                pages.append(node)
+        return pages
 
     def _item_shapes(self, targets: list[int]) -> frozenset[str]:
         """Return the URL shapes of a list's items: those of the articles and authorities it

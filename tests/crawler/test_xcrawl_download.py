@@ -185,12 +185,15 @@ def test_a_list_of_everything_holding_the_same_items_takes_none_from_the_topical
     with SiteServer() as server:
         category = serve_blog(server, archive=True)
         run, fetched = run_crawl(server, budget=50)
-    # The archive lists every post, the category's first page among them: its download stops
-    # on its probe and leaves the category's whole list to the category's download.
+    # The archive lists every post, the category's first page among them: few of its titles
+    # name the topic, so its download waits behind better pages or stops on its probe, and
+    # leaves the category's whole list to the category's download.
     assert set(category) <= set(fetched)
     hubs = downloads_by_hub(run, server)
     assert any(hub.startswith("/category/cameras/") for hub in hubs)
-    assert all(row["stopped"] for hub, row in hubs.items() if hub == "/archives/")
+    archive = hubs["/archives/"]
+    assert archive["stopped"] or archive["fetched"] == 0, hubs
+    assert hubs["/category/cameras/"]["fetched"] >= CATEGORY_ITEMS - 4, hubs
 
 
 @pytest.mark.slow
@@ -450,6 +453,36 @@ def test_a_download_judged_by_a_probe_waits_for_its_verdicts_once_a_probe_is_in_
     stale = Download(hub=0, subtrees=[], in_flight={1: 20, 2: 99, 3: 99, 4: 99})
     assert HarvestingHubs._ahead(owner, stale) is False
     assert set(stale.in_flight) == {2, 4}
+
+
+def test_a_downloads_expected_share_starts_from_the_share_of_its_items_titled_with_the_topic():
+    priorities = Priorities(0.15)
+    priorities.candidates[1] = Candidate(depth=1, text_evidence=1.0)  # titled, unfetched
+    priorities.candidates[2] = Candidate(depth=1, text_evidence=0.1)
+    priorities.evidence_at_fetch[3] = 0.9  # titled, fetched on its title
+    owner = SimpleNamespace(priorities=priorities)
+    items = [1, 2, 3, *range(4, 20)]  # the rest unknown to the run's valuation
+    titled = HarvestingHubs._titled_share(owner, items)
+    assert titled == pytest.approx(2 / 19)
+    # A list of everything, which names the topic in few titles, is expected to hold few
+    # topical items among the others before any is judged; a list of titled items, many.
+    archive = Download(hub=0, subtrees=[], titled=titled)
+    assert archive.expected() == pytest.approx(2 / 19)
+    category = Download(hub=0, subtrees=[], titled=0.8)
+    assert category.expected() == pytest.approx(0.8)
+    # Verdicts move it as they come: two of two accepted.
+    archive.fetched = archive.accepted = 2
+    assert archive.expected() == pytest.approx((2 + 2 * 2 / 19) / 4)
+
+
+def test_a_later_page_apart_gives_its_items_though_the_first_pages_were_fetched_before():
+    urls = ["http://x/posts/a/", "http://x/posts/b/", "http://x/tags/c/", "http://x/posts/d/"]
+    owner = SimpleNamespace(graph=SimpleNamespace(urls=urls))
+    # The list's first page held only posts the run had fetched: nothing was queued from it,
+    # and its items' shape is what tells a later page's items.
+    download = Download(hub=9, subtrees=[], shapes=frozenset({"/posts/*/"}))
+    links = [(0, "main", "hub"), (1, "main", "hub"), (2, "main", "hub"), (3, "aside", "navigation")]
+    assert HarvestingHubs._shaped_as_items(owner, download, links) == [0, 1]
 
 
 def serve_archive_of_everything(server: SiteServer) -> list[str]:

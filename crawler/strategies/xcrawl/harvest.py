@@ -82,9 +82,14 @@ class Download:
     # Items handed out and not observed yet -> the run's hand-out count when handed.
     in_flight: dict[int, int] = field(default_factory=dict)
 
+    # The share of its items whose own words name the topic: the prior of the share expected
+    # of the others, two items strong (a list of everything names the topic in few titles).
+    titled: float = 0.5
+
     def expected(self) -> float:
-        """Return the share expected of its next items (Laplace: one of two before any)."""
-        return (self.accepted + self.known_accepted + 1) / (self.fetched + self.known + 2)
+        """Return the share expected of its next items."""
+        judged = self.fetched + self.known
+        return (self.accepted + self.known_accepted + 2 * self.titled) / (judged + 2)
 
     def share(self) -> float:
         """Return the validated share of the subtree's items judged so far."""
@@ -149,7 +154,9 @@ class HarvestingHubs:
             shapes=self._item_shapes(targets),
         )
         self.downloads[key] = download
-        self._judge_known(download, [t for t in targets if self._is_item(download, t)])
+        listed = [t for t in targets if self._is_item(download, t)]
+        download.titled = self._titled_share(listed)
+        self._judge_known(download, listed)
         if self._probe_failed(download):
             return
         self._queue_subtree(download, hub, links, subtrees)
@@ -192,6 +199,18 @@ class HarvestingHubs:
             if page not in self.harvested and self.graph.is_visited(page):
                 self._harvest(page)
 
+    def _titled_share(self, items: list[int]) -> float:
+        """Return the share of `items` whose links' words name the topic."""
+        at_fetch = self.priorities.evidence_at_fetch
+        candidates = self.priorities.candidates
+        titled = 0
+        for item in items:
+            if item in at_fetch:
+                titled += at_fetch[item] >= TOPICAL
+            elif item in candidates:
+                titled += candidates[item].text_evidence >= TOPICAL
+        return titled / len(items) if items else 0.5
+
     def _judge_known(self, download: Download, targets: list[int]) -> None:
         """Count the subtree's items fetched before that their own words did not call topical.
 
@@ -213,9 +232,13 @@ class HarvestingHubs:
         key = pager_key(self.graph.urls[page])[0]
         targets = links_in_subtrees(links, subtrees)
         if not targets and page != download.hub:
-            # Another template on a later page of the list: its own subtree of authorities,
-            # else its links shaped as the list's items (a short last page laid out apart).
-            targets = links_in_subtrees(links, authority_subtrees(links, self.graph.is_accepted))
+            # Another template on a later page of the list: its own subtree of authorities
+            # outside its menus and sidebars (which list posts fetched long ago), else its
+            # links shaped as the list's items (a short last page laid out apart).
+            content = [link for link in links if link[2] != "navigation"]
+            targets = links_in_subtrees(
+                content, authority_subtrees(content, self.graph.is_accepted)
+            )
             targets = targets or self._shaped_as_items(download, links)
         in_list = {t for t, _, _ in links if pager_key(self.graph.urls[t])[0] == key}
         pagers = [target for target in in_list if target != page]
@@ -273,8 +296,9 @@ class HarvestingHubs:
         return url_shape(self.graph.urls[node]) in download.shapes
 
     def _shaped_as_items(self, download: Download, links) -> list[int]:
-        """Return the page's links outside menus whose URL shape the list's items have."""
-        shapes = {url_shape(self.graph.urls[item]) for item in download.items}
+        """Return the page's links outside menus whose URL shape the list's items have (the
+        first page's items may all have been fetched before the list was read)."""
+        shapes = download.shapes | {url_shape(self.graph.urls[item]) for item in download.items}
         return list(
             dict.fromkeys(
                 target

@@ -306,6 +306,23 @@ def test_old_posts_of_a_long_pager_stay_within_max_depth_and_traps_and_copies_st
 
 
 @pytest.mark.django_db
+def test_xcrawl_with_many_fetches_in_flight_fetches_one_copy_of_a_new_shape_first(
+    python_topic, settings
+):
+    settings.CRAWLER_RUN_CONCURRENCY = 16  # the default: one ask hands out many pages
+    with SiteServer() as server:
+        blog(server, posts=12, per_page=6)
+        site = make_site(server, page_budget=200, max_depth=3)
+        run = crawl(site, strategy="xcrawl", seed=1, render_shells="off")
+        requested = server.paths()
+    # Every post links its print copy: the copies' shape is judged on the first ones fetched,
+    # whoever handed them out (a download, the best-first choice or the walk), not after a
+    # whole ask's worth of them.
+    copies = [p for p in requested if p.endswith("/print/")]
+    assert run.duplicate_fetches == len(copies) <= COPY_PROBE, requested
+
+
+@pytest.mark.django_db
 def test_xcrawl_fetches_a_labelled_post_as_soon_as_the_list_shows_it(python_topic, settings):
     settings.CRAWLER_RUN_CONCURRENCY = 4
     with SiteServer() as server:

@@ -45,11 +45,16 @@ class ChoosingUrls:
             del self._pending[next(iter(self._pending))]
         self._refresh_weights()
         pending = list(self._pending.values())
+        taken = list(picked)  # what this ask handed out so far, the chosen included
+
+        def allowed(node: int) -> bool:
+            if node in picked or not self._fetchable(node, taken):
+                return False
+            taken.append(node)  # `best` takes every candidate allowed, in turn
+            return True
+
         chosen = self.priorities.best(
-            limit - len(picked),
-            self._weights,
-            lambda n: n not in picked and self._fetchable(n),
-            pending=max(pending, default=0.0),
+            limit - len(picked), self._weights, allowed, pending=max(pending, default=0.0)
         )
         for node in chosen:
             self._pending[node] = self.priorities.value(node)
@@ -73,23 +78,40 @@ class ChoosingUrls:
             if role in first:
                 candidate.boost = candidate.evidence = 1.0
 
-    def _fetchable(self, node: int) -> bool:
-        """Tell whether a candidate may be fetched now; forget it if it never may."""
+    def _fetchable(self, node: int, picked: list[int] | None = None) -> bool:
+        """Tell whether a candidate may be fetched now (besides `picked`); forget it if it
+        never may."""
         if not self._open(node):
             self.priorities.candidates.pop(node, None)
             return False
         candidate = self.priorities.candidates[node]
         url = self.graph.urls[node]
-        if self.frontier.shapes.unproven(url) and any(
-            self.priorities.candidates.get(n, candidate).shape == candidate.shape
-            and url_shape(self.graph.urls[n]) == candidate.shape
-            for n in self._pending
-        ):
+        if self._shape_out(url, picked or []):
             return False  # one page of a new shape first: it may be a trap or a copy
         if self.frontier.refusal(url, candidate.depth) is not None:
             self.priorities.candidates.pop(node, None)  # a trap or copy shape, found since
             return False
         return True
+
+    def _shape_out(self, url: str, picked: list[int]) -> bool:
+        """Tell whether `url` has a shape that may be a trap or a copy (a query, a /print/
+        view) and a page of that shape is picked or in flight, whoever handed it out: one
+        page of a new shape is fetched before the others."""
+        if not self.frontier.shapes.unproven(url):
+            return False
+        shape = url_shape(url)
+        for node in [n for n in self._suspects if self.graph.is_visited(n)]:
+            del self._suspects[node]
+        return shape in self._suspects.values() or any(
+            url_shape(self.graph.urls[n]) == shape for n in picked
+        )
+
+    def _note_suspects(self, picked: list[int]) -> None:
+        """Remember the handed-out pages whose shape may be a trap or a copy."""
+        for node in picked:
+            url = self.graph.urls[node]
+            if self.frontier.shapes.unproven(url):
+                self._suspects[node] = url_shape(url)
 
     def _pick(self, picked: list[int], queue: deque[int], limit: int) -> None:
         while queue and len(picked) < limit:
@@ -157,7 +179,7 @@ class ChoosingUrls:
         floor = -1.0
         if self.config.walk_floor > 0:
             floor = self.config.walk_floor * self._best_value(picked)
-        return lambda n: n not in picked and self._walkable(n) and values[n] >= floor
+        return lambda n: n not in picked and self._walkable(n, picked) and values[n] >= floor
 
     def _best_value(self, picked: list[int]) -> float:
         """Return the value of the best fetchable candidate not picked (0 with none).
@@ -169,7 +191,7 @@ class ChoosingUrls:
         if known is not None and known[0] not in picked:
             return known[1]
         top = self.priorities.best(
-            1, self._weights, lambda n: n not in picked and self._fetchable(n)
+            1, self._weights, lambda n: n not in picked and self._fetchable(n, picked)
         )
         if not top:
             return 0.0
@@ -204,8 +226,8 @@ class ChoosingUrls:
     def _weights_at(self, node: int) -> float:
         return self._weights[node] if node < len(self._weights) else 0.0
 
-    def _walkable(self, node: int) -> bool:
-        return node in self.priorities.candidates and self._fetchable(node)
+    def _walkable(self, node: int, picked: list[int]) -> bool:
+        return node in self.priorities.candidates and self._fetchable(node, picked)
 
     def _find_hubs(self) -> set[int]:
         """FindHubs, and DownloadAllAuthorities for the new hubs; return them."""

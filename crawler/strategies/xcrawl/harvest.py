@@ -406,6 +406,7 @@ class HarvestingHubs:
         remain).
         """
         self._pick_named_lists(picked, limit)
+        waiting: list[tuple[Download, int]] = []  # of a new shape while one of it is out
         while len(picked) < limit:
             queued = [d for d in self.downloads.values() if d.queue]
             if any(d.named for d in queued):
@@ -414,13 +415,13 @@ class HarvestingHubs:
                     queued = [d for d in queued if d.wholly]  # "development" before "web-…"
             active = [d for d in queued if not self._probing(d) and not self._ahead(d)]
             if not active:
-                return
+                break
             if active[0].named:
                 tied = active  # lists the topic names, in turn whatever their shares
             else:
                 best = max(d.expected() for d in active)
                 if best < self._best_value(picked):
-                    return  # the run knows a page worth more than a download's next item
+                    break  # the run knows a page worth more than a download's next item
                 tied = [d for d in active if d.expected() >= best - DOWNLOAD_TIE]
             download = min(tied, key=lambda d: d.handed)
             node = self._next_of(download)
@@ -429,12 +430,17 @@ class HarvestingHubs:
             if not self._open(node) or self._refused(node):
                 self.download_of.pop(node, None)
                 continue
+            if self._shape_out(self.graph.urls[node], picked):
+                waiting.append((download, node))  # after the first of its shape is judged
+                continue
             download.handed += 1
             if node in download.items:
                 download.handed_items += 1
                 download.in_flight[node] = self.handed + len(picked)
                 self.handed_by[node] = download
             picked.append(node)
+        for download, node in reversed(waiting):
+            download.queue.appendleft(node)
 
     def _needed_share(self) -> float:
         """Return the validated share a subtree needs: `download_min_share`, or less on a

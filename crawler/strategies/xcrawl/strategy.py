@@ -176,6 +176,8 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
         self.search_checked = False
         self._adopted = False  # the frontier's unfetched pages became candidates
         self._pending: dict[int, float] = {}  # handed out, not observed: node -> value
+        # Handed out, not observed, of a shape that may be a trap or a copy: node -> shape.
+        self._suspects: dict[int, str] = {}
         self._unsaved: dict[int, PageVerdict] = {}  # page id -> verdict not written yet
 
     # --- The seam ------------------------------------------------------------------------
@@ -201,6 +203,7 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
                 self._choose(picked, limit)
         self.handed += len(picked)
         self.blocked.update(picked)
+        self._note_suspects(picked)
         for node in picked:
             self.priorities.handed(node)
         return [self.graph.urls[node] for node in picked]

@@ -38,10 +38,9 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from crawler.canonical import pager_key, pager_url, url_shape
+from crawler.canonical import pager_key, url_shape
 from crawler.strategies.xcrawl.priority import TOPICAL
 from crawler.strategies.xcrawl.walk import authority_subtrees, links_in_subtrees
-from crawler.strategies.xcrawl.weighing import MAX_LIST_PAGES
 
 DOWNLOADS_REPORTED = 50  # downloads listed on a run's record at most
 # Links a subtree of authorities holds at least to be a list worth downloading (a pair of
@@ -263,19 +262,6 @@ class HarvestingHubs:
             elif self._open(target):
                 download.pages.add(target)
                 self._enqueue(download, target)
-
-    def _numbered_pages(self, key: str) -> list[int]:
-        """Return the known pages of a numbered list: 2 up to the highest number linked."""
-        record = self.priorities.lists.get(key)
-        if record is None or not record.example:
-            return []
-        pages = []
-        for number in range(2, min(record.last, MAX_LIST_PAGES) + 1):
-            url = pager_url(record.example, number)
-            node = self.graph.index.get(self._canonical(url)) if url else None
-            if node is not None:
-                pages.append(node)
-        return pages
 
     def _item_shapes(self, targets: list[int]) -> frozenset[str]:
         """Return the URL shapes of a list's items: those of the articles and authorities it

@@ -161,6 +161,19 @@ class WeighingLinks:
                 Candidate(depth=depth, shape=url_shape(url), list_key=list_key, number=number),
             )
 
+    def _numbered_pages(self, key: str) -> list[int]:
+        """Return the known pages of a numbered list: 2 up to the highest number linked."""
+        record = self.priorities.lists.get(key)
+        if record is None or not record.example:
+            return []
+        pages = []
+        for number in range(2, min(record.last, MAX_LIST_PAGES) + 1):
+            url = pager_url(record.example, number)
+            node = self.graph.index.get(self._canonical(url)) if url else None
+            if node is not None:
+                pages.append(node)
+        return pages
+
     def _note_anchors(self, links) -> None:
         """Record, per linked page, the best topic affinity of an anchor text pointing to it."""
         if self.config.variant != Variant.HITS_TOPIC_PAGERANK.value:

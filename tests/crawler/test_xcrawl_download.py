@@ -14,6 +14,7 @@ from crawler.models import CrawlRun, Site
 from crawler.run.loop import crawl
 from crawler.strategies.xcrawl.harvest import Download, HarvestingHubs
 from crawler.strategies.xcrawl.priority import Candidate, Priorities
+from crawler.strategies.xcrawl.weighing import LIST_PAGES_AHEAD
 from crawler.topic import Topic, register_topic_provider
 from tests.crawler.servers import Response, SiteServer
 from tests.crawler.sites import make_site
@@ -289,7 +290,7 @@ def serve_long_category(server: SiteServer, pages: int = 6) -> list[list[str]]:
         pager = "".join(
             f"<a href='/category/camera/page/{n}/'>{label}</a> "
             for n, label in ((number + 1, "Next"), (pages, "Last"))
-            if n > number
+            if number < n <= pages
         )
         listed = items([(href, f"Field notes {href}") for href in chunk])
         server.html(path, page("Camera", listed + f"<nav class='pager'>{pager}</nav>", nav))
@@ -311,6 +312,20 @@ def test_a_list_the_topic_names_has_every_numbered_page_queued_after_its_first_i
     assert set(paths) | {p for chunk in chunks for p in chunk} <= set(fetched)
     first_of_second = min(map(fetched.index, chunks[1]))
     assert max(map(fetched.index, paths)) < first_of_second, " ".join(fetched)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db
+def test_a_long_list_the_topic_names_is_read_a_window_of_pages_ahead_of_its_items(topic):
+    with SiteServer() as server:
+        paths, *chunks = serve_long_category(server, pages=30)
+        _, fetched = run_crawl(server, budget=60)
+    # Thirty pages: the first one's pager numbers them all, but only the next
+    # LIST_PAGES_AHEAD (and the last, which it links) go ahead of the second page's items.
+    first_of_second = min(map(fetched.index, chunks[1]))
+    read_before = [p for p in fetched[:first_of_second] if p in paths]
+    assert len(read_before) <= 1 + LIST_PAGES_AHEAD + 1 < len(paths), " ".join(fetched)
+    assert set(chunks[1]) <= set(fetched)
 
 
 @pytest.mark.slow

@@ -22,14 +22,14 @@ authorities: its name is the evidence a probe would seek. Such lists go first, i
 those whose own name is the topic's words alone (a "python" category, not a
 "python-tips" tag) before the others, with no authority needed (their items are the links
 shaped as the site's articles), and their first pages are fetched as soon as a page links
-them. Every page of such a list that its pager numbers is queued after the first page's
-items: a pager links the next page and the last, and read one by one a list of ten pages
-would take ten rounds of the fetches in flight. A list judged by a probe has at most a
-probe's worth of items in flight, and waits while the run knows a page worth more than its
-expected share. A page several lists hold is queued by each, and each download is judged
-only by the items it drew itself (an item another list's download drew is no random sample
-of this list), so an archive of everything neither takes a category's items nor passes its
-probe on the category's harvest. A later page of a list that lays its items out in another
+them. The pages of such a list that its pager numbers, up to `LIST_PAGES_AHEAD` past the
+page read, are queued after that page's items: a pager links the next page and the last,
+and read one by one a list of ten pages would take ten rounds of the fetches in flight.
+A list judged by a probe has at most a probe's worth of items in flight, and waits while the
+run knows a page worth more than its expected share. A page several lists hold is queued by
+each, and each download is judged only by the items it drew itself (an item another list's
+download drew is no random sample of this list), so an archive of everything neither takes
+a category's items nor passes its probe on the category's harvest. A later page of a list that lays its items out in another
 element gives the links shaped as the list's items.
 """
 
@@ -243,10 +243,11 @@ class HarvestingHubs:
         pagers = [target for target in in_list if target != page]
         download.pages.add(page)
         if download.named:
-            # Downloaded whole: every page of the list its pager numbers goes out after this
-            # page's items, so all its items are known one round of fetches later, not one
-            # page of the list per round (a pager links the next and the last).
-            pagers += [target for target in self._numbered_pages(key) if target not in in_list]
+            # Downloaded whole: the next pages its pager numbers go out after this page's
+            # items, so its items are known a round of fetches later, not one page of the
+            # list per round (a pager links the next and the last).
+            ahead = self._numbered_pages(key, pager_key(self.graph.urls[page])[1])
+            pagers += [target for target in ahead if target not in in_list]
         for target in targets:
             if target in in_list or not self._is_item(download, target):
                 continue  # the list's own pages, and the other lists its items name

@@ -22,6 +22,7 @@ logger = logging.getLogger(__name__)
 NAMED_ITEM = TOPICAL  # the evidence of an item listed by a list the topic names
 
 MAX_LIST_PAGES = 1000  # pages of one numbered list made candidates at most
+LIST_PAGES_AHEAD = 10  # pages of a list downloaded whole queued past the page read, at most
 
 
 class WeighingLinks:
@@ -161,13 +162,15 @@ class WeighingLinks:
                 Candidate(depth=depth, shape=url_shape(url), list_key=list_key, number=number),
             )
 
-    def _numbered_pages(self, key: str) -> list[int]:
-        """Return the known pages of a numbered list: 2 up to the highest number linked."""
+    def _numbered_pages(self, key: str, after: int) -> list[int]:
+        """Return the known pages of a numbered list that follow page `after`, at most
+        `LIST_PAGES_AHEAD` of them (a list of a thousand pages is read as its items come)."""
         record = self.priorities.lists.get(key)
         if record is None or not record.example:
             return []
         pages = []
-        for number in range(2, min(record.last, MAX_LIST_PAGES) + 1):
+        last = min(record.last, MAX_LIST_PAGES, after + LIST_PAGES_AHEAD)
+        for number in range(max(2, after + 1), last + 1):
             url = pager_url(record.example, number)
             node = self.graph.index.get(self._canonical(url)) if url else None
             if node is not None:

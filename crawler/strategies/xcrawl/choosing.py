@@ -100,14 +100,12 @@ class ChoosingUrls:
         if not self.frontier.shapes.unproven(url):
             return False
         shape = url_shape(url)
-        for node in [n for n in self._suspects if self.graph.is_visited(n)]:
-            del self._suspects[node]
         return shape in self._suspects.values() or any(
             url_shape(self.graph.urls[n]) == shape for n in picked
         )
 
     def _note_suspects(self, picked: list[int]) -> None:
-        """Remember the handed-out pages whose shape may be a trap or a copy."""
+        """Remember the handed-out pages whose shape may be a trap or a copy (until observed)."""
         for node in picked:
             url = self.graph.urls[node]
             if self.frontier.shapes.unproven(url):

@@ -19,18 +19,18 @@ downloaded, their items are valued one by one.
 A list whose own address names the topic (a "maemo" category or tag) needs one authority
 among its items to be a hub and is downloaded whole, as the paper downloads a hub's
 authorities: its name is the evidence a probe would seek. Such lists go first, in turn;
-those whose own name is the topic's words alone (a "python" category, not a
-"python-tips" tag) before the others, with no authority needed (their items are the links
-shaped as the site's articles), and their first pages are fetched as soon as a page links
-them. The pages of such a list that its pager numbers, up to `LIST_PAGES_AHEAD` past the
-page read, are queued after that page's items: a pager links the next page and the last,
-and read one by one a list of ten pages would take ten rounds of the fetches in flight.
-A list judged by a probe has at most a probe's worth of items in flight, and waits while the
-run knows a page worth more than its expected share. A page several lists hold is queued by
-each, and each download is judged only by the items it drew itself (an item another list's
-download drew is no random sample of this list), so an archive of everything neither takes
-a category's items nor passes its probe on the category's harvest. A later page of a list that lays its items out in another
-element gives the links shaped as the list's items.
+those whose own name is the topic's words alone (a "python" category, not a "python-tips"
+tag) before the others, with no authority needed (their items are the links shaped as the
+site's articles), and their first pages are fetched as soon as a page links them. The pages
+of such a list that its pager numbers, up to `LIST_PAGES_AHEAD` past the page read, are
+queued after that page's items: a pager links the next page and the last, and read one by
+one a list of ten pages would take ten rounds of the fetches in flight. A list judged by a
+probe has at most a probe's worth of items in flight, and waits while the run knows a page
+worth more than its expected share. A page several lists hold is queued by each, and each
+download is judged only by the items it drew itself (an item another list's download drew is
+no random sample of this list), so an archive of everything neither takes a category's items
+nor passes its probe on the category's harvest. A later page of a list that lays its items
+out in another element gives the links shaped as the list's items.
 """
 
 from __future__ import annotations

@@ -213,12 +213,9 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
             return
         if observation.requested is not None:
             # Handed out under this address: no longer pending, never to hand out again.
-            asked = self.graph.node(observation.requested)
-            self._pending.pop(asked, None)
-            self.blocked.add(asked)
-        self._pending.pop(self.graph.node(observation.url), None)
+            self._come_back(self.graph.node(observation.requested))
         node = self.graph.node(observation.url)
-        self.blocked.add(node)
+        self._come_back(node)
         reading = observation.read_ahead if isinstance(observation.read_ahead, Reading) else None
         words = self._words(observation, reading)
         verdict = self._verdict(node, observation, words)
@@ -267,6 +264,12 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
         self._search_observed(observation, verdict, node)
         if not self.walking and self.walk.wants_restart():
             self._restart()
+
+    def _come_back(self, node: int) -> None:
+        """Note that a page handed out came back: not pending, never handed out again."""
+        self._pending.pop(node, None)
+        self._suspects.pop(node, None)
+        self.blocked.add(node)
 
     def accepts(self, observation: PageObservation) -> bool:
         if not self.focused:

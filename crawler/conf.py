@@ -360,11 +360,18 @@ class XcrawlSettings(Settings):
     )
     explore_share: float = setting(
         "XCRAWL_EXPLORE_SHARE",
-        0.1,
-        "share of fetches taken in breadth-first order, so a topic near the seeds is found "
-        "about as soon as breadth-first finds it",
+        0.0,
+        "share of fetches taken in the frontier's breadth-first order besides the opening "
+        "(which reads the seeds' newest items first)",
         minimum=0,
         below=1,
+    )
+    opening_pages: int = setting(
+        "XCRAWL_OPENING_PAGES",
+        2,
+        "pages of a seed's own list (a blog's newest posts) read first with their items, as "
+        "breadth-first reads them; the next pages' items once the first's validate (0: off)",
+        minimum=0,
     )
     download_probe: int = setting(
         "XCRAWL_DOWNLOAD_PROBE",

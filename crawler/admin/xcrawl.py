@@ -125,7 +125,8 @@ class ProposedSiteAdmin(admin.ModelAdmin):
 
 
 def download_rows(learned: dict[str, object]) -> str:
-    """Return a run's DownloadAll per hub: items fetched, accepted, and whether it went on."""
+    """Return a run's DownloadAll per hub, and the opening of a seed's list: items fetched,
+    accepted, and whether it went on."""
     found = learned.get("downloads")
     rows = [row for row in found if isinstance(row, dict)] if isinstance(found, list) else []
     if not rows:
@@ -138,8 +139,14 @@ def download_rows(learned: dict[str, object]) -> str:
                 row.get("hub", ""),
                 row.get("fetched", 0),
                 row.get("accepted", 0),
-                "stopped after the probe" if row.get("stopped") else "downloaded",
+                _outcome(row),
             )
             for row in rows
         ),
     )
+
+
+def _outcome(row: dict) -> str:
+    if row.get("opening"):
+        return "opening, stopped after the probe" if row.get("stopped") else "opening, read"
+    return "stopped after the probe" if row.get("stopped") else "downloaded"

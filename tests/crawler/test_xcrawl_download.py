@@ -12,6 +12,7 @@ from django.urls import reverse
 from analyzer.text import stems
 from crawler.models import CrawlRun, Site
 from crawler.run.loop import crawl
+from crawler.strategies.xcrawl.handout import HandingOutDownloads
 from crawler.strategies.xcrawl.harvest import Download, HarvestingHubs
 from crawler.strategies.xcrawl.priority import Candidate, Priorities
 from crawler.strategies.xcrawl.weighing import LIST_PAGES_AHEAD
@@ -437,13 +438,24 @@ def test_the_admin_shows_what_download_all_spent_per_run_and_its_harvest(staff_c
         download_fetches=12,
         download_relevant=9,
         learned={
-            "downloads": [{"hub": "https://blog.example.com/c/<b>/", "fetched": 12, "accepted": 9}]
+            "downloads": [
+                {"hub": "https://blog.example.com/c/<b>/", "fetched": 12, "accepted": 9},
+                {
+                    "hub": "https://blog.example.com/",
+                    "fetched": 5,
+                    "accepted": 0,
+                    "stopped": True,
+                    "opening": True,
+                },
+            ]
         },
     )
     page = staff_client.get(reverse("admin:crawler_crawlrun_change", args=[run.pk]))
     listing = staff_client.get(reverse("admin:crawler_crawlrun_changelist"))
     assert "12 (75%)" in page.content.decode()
     assert "https://blog.example.com/c/&lt;b&gt;/" in page.content.decode()  # escaped
+    # The opening of the seed's list is shown apart from DownloadAll's hubs.
+    assert "opening, stopped after the probe" in page.content.decode()
     assert "12 (75%)" in listing.content.decode()
 
 
@@ -462,11 +474,11 @@ def test_a_download_judged_by_a_probe_waits_for_its_verdicts_once_a_probe_is_in_
     owner = SimpleNamespace(handed=100, graph=graph, config=SimpleNamespace(download_probe=4))
     listed = Download(hub=0, subtrees=[], in_flight={1: 98, 2: 99, 4: 99, 5: 99})
     named = Download(hub=0, subtrees=[], named=True, in_flight=dict(listed.in_flight))
-    assert HarvestingHubs._ahead(owner, listed) is True
-    assert HarvestingHubs._ahead(owner, named) is False  # downloaded whole, never waits
+    assert HandingOutDownloads._ahead(owner, listed) is True
+    assert HandingOutDownloads._ahead(owner, named) is False  # downloaded whole, never waits
     # Observed (3), or handed out so long ago the loop must have dropped it (1): not in flight.
     stale = Download(hub=0, subtrees=[], in_flight={1: 20, 2: 99, 3: 99, 4: 99})
-    assert HarvestingHubs._ahead(owner, stale) is False
+    assert HandingOutDownloads._ahead(owner, stale) is False
     assert set(stale.in_flight) == {2, 4}
 
 

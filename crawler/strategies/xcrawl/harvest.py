@@ -13,8 +13,8 @@ items) is kept per hub. After `download_probe` items a subtree whose share is be
 `download_min_share` (or, where few pages validate, below twice the share of the information
 pages fetched so far) is not topical (a "recent posts" sidebar is a hub of everything): its
 queue is dropped and no further page of its list is harvested. The seeds' own paginated
-lists (a blog's post list, a paper's front page) list everything the site has: they are never
-downloaded, their items are valued one by one.
+lists (a blog's post list, a paper's front page) list everything the site has: only their
+opening is downloaded (opening.py), the items of their later pages are valued one by one.
 
 A list whose own address names the topic (a "maemo" category or tag) needs one authority
 among its items to be a hub and is downloaded whole, as the paper downloads a hub's
@@ -50,12 +50,6 @@ MIN_LIST_ITEMS = 5
 # unread list page, so a list that only holds some authorities never outbids reading on.
 HARVEST_SHARE = 0.15
 LIFT = 2.0  # a topical subtree's validated share over the run's, at least
-DOWNLOAD_TIE = 0.15  # expected shares this close are served in turn
-# Hand-outs after which an item not observed counts as dropped by the loop, not in flight.
-IN_FLIGHT_KEPT = 64
-# Unfetched lists the topic names (a "python" category an article names) fetched ahead of
-# the downloads, per run at most: a site names few lists after one word.
-NAMED_LISTS = 8
 FEED_ENDINGS = (".xml", ".rss", ".atom", ".json", "/feed/", "/rss/")
 
 
@@ -76,6 +70,9 @@ class Download:
     handed_items: int = 0  # of which items (not list pages)
     stopped: bool = False
     named: bool = False  # the list's own address or link names the topic
+    in_order: bool = False  # a seed's own list: read in page order, newest first
+    opening: set[int] = field(default_factory=set)  # its first pages and their items
+    blind: set[int] = field(default_factory=set)  # of which handed before any verdict
     wholly: bool = False  # and each word of its own name does
     shapes: frozenset[str] = frozenset()  # URL shapes of the articles it lists
     # Items handed out and not observed yet -> the run's hand-out count when handed.
@@ -228,9 +225,13 @@ class HarvestingHubs:
 
     def _queue_subtree(self, download: Download, page: int, links, subtrees: list[str]) -> None:
         """Queue the unfetched items of `subtrees` on `page`, then the page's list pages."""
-        key = pager_key(self.graph.urls[page])[0]
+        key, number = pager_key(self.graph.urls[page])
         targets = links_in_subtrees(links, subtrees)
-        if not targets and page != download.hub:
+        if download.in_order:
+            # A seed list's pages past its opening: their items are valued one by one.
+            opened = self._opening_page(download, page)
+            targets = self._listed_items(download, links) if opened else []
+        elif not targets and page != download.hub:
             # Another template on a later page of the list: its own subtree of authorities
             # outside its menus and sidebars (which list posts fetched long ago), else its
             # links shaped as the list's items (a short last page laid out apart).
@@ -246,14 +247,26 @@ class HarvestingHubs:
             # Downloaded whole: the next pages its pager numbers go out after this page's
             # items, so its items are known a round of fetches later, not one page of the
             # list per round (a pager links the next and the last).
-            ahead = self._numbered_pages(key, pager_key(self.graph.urls[page])[1])
+            ahead = self._numbered_pages(key, number)
             pagers += [target for target in ahead if target not in in_list]
+        elif download.in_order:
+            # The next page of the opening; later pages are valued like any list page's.
+            ahead = self._numbered_pages(key, number)[:1]
+            pagers = [target for target in ahead if self._opening_page(download, target)]
+        opening = self._opening_page(download, page)
+        if download.in_order:
+            # The next page before this one's items: its items are known a round sooner.
+            self._queue_pages(download, pagers, subtrees)
+            pagers = []
         for target in targets:
             if target in in_list or not self._is_item(download, target):
                 continue  # the list's own pages, and the other lists its items name
             if target not in download.items and self._open(target):
                 download.items.add(target)
-                self._enqueue(download, target)
+                self._enqueue(download, target, opening=opening, blind=page == download.hub)
+        self._queue_pages(download, pagers, subtrees)
+
+    def _queue_pages(self, download: Download, pagers: list[int], subtrees: list[str]) -> None:
         for target in pagers:
             if target in download.pages:
                 continue
@@ -262,7 +275,8 @@ class HarvestingHubs:
                 self._queue_subtree(download, target, self.links.get(target, []), subtrees)
             elif self._open(target):
                 download.pages.add(target)
-                self._enqueue(download, target)
+                opening = self._opening_page(download, target)
+                self._enqueue(download, target, opening=opening, blind=opening)
 
     def _item_shapes(self, targets: list[int]) -> frozenset[str]:
         """Return the URL shapes of a list's items: those of the articles and authorities it
@@ -294,8 +308,14 @@ class HarvestingHubs:
             )
         )
 
-    def _enqueue(self, download: Download, node: int) -> None:
+    def _enqueue(
+        self, download: Download, node: int, *, opening: bool = False, blind: bool = False
+    ) -> None:
         download.queue.append(node)
+        if opening:
+            download.opening.add(node)
+        if blind:
+            download.blind.add(node)
         owners = self.download_of.setdefault(node, [])
         if download not in owners:
             owners.append(download)
@@ -313,8 +333,9 @@ class HarvestingHubs:
         owners = self.download_of.pop(node, [])
         if not owners:
             return
-        self.download_fetches += 1
-        self.download_accepted += accepted
+        if not all(d.in_order for d in owners):  # an opening is no DownloadAll
+            self.download_fetches += 1
+            self.download_accepted += accepted
         for download in owners:
             if node in download.pages:
                 if not download.stopped:
@@ -360,75 +381,6 @@ class HarvestingHubs:
         if number == 1 and not url.lower().endswith(FEED_ENDINGS) and self._named_wholly(key):
             self.named_lists.append(node)
 
-    def _pick_named_lists(self, picked: list[int], limit: int) -> None:
-        """Hand out the unfetched lists the topic names (not shaped as the site's articles),
-        ahead of the downloads: a "python" category is downloaded whole once fetched, and a
-        download of the "python" tag would otherwise take every fetch before it."""
-        if not self.article_shapes:
-            return  # an article's shape is not known yet: the list's might be it
-        kept = []
-        for node in self.named_lists:
-            url = self.graph.urls[node]
-            if not self._open(node) or pager_key(url)[0] in self.downloads:
-                continue
-            if url_shape(url) in self.article_shapes or self._refused(node):
-                continue  # an article whose address names the topic, or a page refused
-            if len(picked) >= limit or self.named_fetched >= NAMED_LISTS:
-                kept.append(node)
-                continue
-            self.named_fetched += 1
-            picked.append(node)
-        self.named_lists = kept
-
-    def _pick_downloads(self, picked: list[int], limit: int) -> None:
-        """Hand out queued download pages, up to `limit` in all.
-
-        Lists the topic names (a "python" category and a "python" tag) go first, in turn:
-        their names say more of the rest of their items than a probe of a few, and one list's
-        download takes the items both hold, so the other's share says little. Among the
-        other downloads, those whose expected share is within `DOWNLOAD_TIE` of the best, the
-        one that handed out least, so equally topical hubs progress together and a better
-        one goes first; and only while no candidate the run values is worth more than its
-        expected share (an archive of everything waits while the posts its titles name
-        remain).
-        """
-        self._pick_named_lists(picked, limit)
-        waiting: list[tuple[Download, int]] = []  # of a new shape while one of it is out
-        while len(picked) < limit:
-            queued = [d for d in self.downloads.values() if d.queue]
-            if any(d.named for d in queued):
-                queued = [d for d in queued if d.named]  # the others wait on their verdicts
-                if any(d.wholly for d in queued):
-                    queued = [d for d in queued if d.wholly]  # "development" before "web-…"
-            active = [d for d in queued if not self._probing(d) and not self._ahead(d)]
-            if not active:
-                break
-            if active[0].named:
-                tied = active  # lists the topic names, in turn whatever their shares
-            else:
-                best = max(d.expected() for d in active)
-                if best < self._best_value(picked):
-                    break  # the run knows a page worth more than a download's next item
-                tied = [d for d in active if d.expected() >= best - DOWNLOAD_TIE]
-            download = min(tied, key=lambda d: d.handed)
-            node = self._next_of(download)
-            if node in picked or (node in self.blocked and not self.graph.is_visited(node)):
-                continue  # another download handed it out: counted for both when it comes
-            if not self._open(node) or self._refused(node):
-                self.download_of.pop(node, None)
-                continue
-            if self._shape_out(self.graph.urls[node], picked):
-                waiting.append((download, node))  # after the first of its shape is judged
-                continue
-            download.handed += 1
-            if node in download.items:
-                download.handed_items += 1
-                download.in_flight[node] = self.handed + len(picked)
-                self.handed_by[node] = download
-            picked.append(node)
-        for download, node in reversed(waiting):
-            download.queue.appendleft(node)
-
     def _needed_share(self) -> float:
         """Return the validated share a subtree needs: `download_min_share`, or less on a
         site where few pages validate, as long as the subtree holds `LIFT` times the share
@@ -438,39 +390,6 @@ class HarvestingHubs:
         accepted, rejected = self.learner.pages
         base = (accepted + 1) / (accepted + rejected + 2)
         return min(self.config.download_min_share, LIFT * base)
-
-    def _next_of(self, download: Download) -> int:
-        """Take a download's next page: during its probe an item at random (the run's seeded
-        generator), so the probe samples the whole list rather than its first items."""
-        queue = download.queue
-        if download.fetched + download.known >= self._probe_size(download):
-            return queue.popleft()
-        items = [i for i, node in enumerate(queue) if node in download.items]
-        if not items:
-            return queue.popleft()
-        index = items[self.rng.randrange(len(items))]
-        node = queue[index]
-        del queue[index]
-        return node
-
-    def _ahead(self, download: Download) -> bool:
-        """Tell whether a download a probe judges has a probe's worth of items in flight: its
-        verdicts come a few fetches late, and a list that only passed its probe by chance
-        would otherwise take every fetch until they came. A list the topic names is
-        downloaded whole and never waits."""
-        if download.named:
-            return False
-        recent = self.handed - IN_FLIGHT_KEPT
-        for node, handed in list(download.in_flight.items()):
-            if handed < recent or self.graph.is_visited(node):
-                del download.in_flight[node]  # dropped by the loop, or observed for another
-        return len(download.in_flight) >= self.config.download_probe
-
-    def _probing(self, download: Download) -> bool:
-        """Tell whether a download handed out its whole probe and awaits the verdicts."""
-        judged = download.fetched + download.known
-        probe = self._probe_size(download)
-        return judged < probe and download.handed_items >= probe - download.known
 
     def _refused(self, node: int) -> bool:
         candidate = self.priorities.candidates.get(node)
@@ -487,6 +406,7 @@ class HarvestingHubs:
                 "accepted": d.accepted,
                 "harvest": round(d.accepted / d.fetched, 3) if d.fetched else None,
                 "stopped": d.stopped,
+                "opening": d.in_order,
             }
             for key, d in list(self.downloads.items())[:DOWNLOADS_REPORTED]
         ]

@@ -7,8 +7,12 @@ Per run (the paper's per-site loop, on the stored graph of earlier runs):
    (`evidence.LearnedTerms`); the validator (`crawler.strategies.xcrawl.validator`) accepts
    authorities.
 2. Known hubs and seeds due for a revisit are fetched first (new links appear there).
-3. A share of the fetches (`explore_share`) is taken in the frontier's breadth-first order,
-   so a topic near the seeds is found about as soon as breadth-first finds it.
+3. The opening (opening.py): a seed's own list (a blog's newest posts) is read first, its
+   first `opening_pages` pages and their items in page order, as breadth-first reads them,
+   so a recent topic whose titles never name it is found as soon as breadth-first finds it;
+   the later pages' items wait for a probe of the first's verdicts. A share of the
+   fetches (`explore_share`, none by default) may also be taken in the frontier's
+   breadth-first order.
 4. DownloadAllAuthorities (harvest.py): FindHubs runs whenever a new authority is found
    and at every restart, and so does a check of the lists linking to the new authority;
    each new hub's subtree of authorities, and its list's other pages, are queued ahead of
@@ -61,8 +65,10 @@ from crawler.strategies.xcrawl.authorities import GetAuthorities
 from crawler.strategies.xcrawl.choosing import REFRESH_EVERY, ChoosingUrls
 from crawler.strategies.xcrawl.evidence import Evidence, LearnedTerms
 from crawler.strategies.xcrawl.graph import WebGraph
+from crawler.strategies.xcrawl.handout import HandingOutDownloads
 from crawler.strategies.xcrawl.harvest import HarvestingHubs
 from crawler.strategies.xcrawl.observing import ObservingPages
+from crawler.strategies.xcrawl.opening import OpeningLists
 from crawler.strategies.xcrawl.priority import Priorities
 from crawler.strategies.xcrawl.querygen import topic_tokens, topic_with_tokens
 from crawler.strategies.xcrawl.reading import Reading, read_page
@@ -91,7 +97,16 @@ class XcrawlStats:
 
 
 @register
-class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, SearchingSite, Strategy):
+class XCrawl(
+    ChoosingUrls,
+    ObservingPages,
+    WeighingLinks,
+    OpeningLists,
+    HandingOutDownloads,
+    HarvestingHubs,
+    SearchingSite,
+    Strategy,
+):
     """xCrawl with HITS and topic-sensitive PageRank (the paper's best variant)."""
 
     name = "xcrawl"
@@ -250,6 +265,8 @@ class XCrawl(ChoosingUrls, ObservingPages, WeighingLinks, HarvestingHubs, Search
                 self._raise_evidence(node)
                 self._harvest(node, force=True)
             self._download_observed(node, verdict.accepted)
+            if observation.url in self._seeds and observation.kind != "information":
+                self._open_seed_list(node, links)
             if verdict.accepted and not was_authority:
                 self.no_new_hubs = 0  # the walk still finds authorities
                 self._find_hubs()

@@ -69,23 +69,26 @@ class Requester:
         self.deadline = deadline  # clock() value after which nothing is sent
         self.clock = clock
         self.requests = 0
+        self.searched: list[str] = []  # URLs of the searches sent by GET (and their pages)
         self._browser: FormBrowser | None = None
 
     def expired(self) -> bool:
         """Tell whether the pass has used its time."""
         return self.deadline is not None and self.clock() > self.deadline
 
-    def get(self, url: str) -> Answer:
-        """Fetch a page with GET."""
+    def get(self, url: str, *, search: bool = False) -> Answer:
+        """Fetch a page with GET; `search`: a search's results, remembered in `searched`."""
         if self.expired():
             return Answer(url, None, error=TIME_UP)
         self.requests += 1
+        if search:
+            self.searched.append(url)
         return answer_of(self.call(self.backend.fetch(url)))
 
     def send(self, form: Form, request: SearchRequest) -> Answer:
         """Submit a filled form: by HTTP, or in Chromium for a POST on a site that needs one."""
         if request.method == "GET":
-            return self.get(request.url)
+            return self.get(request.url, search=True)
         if self.expired():
             return Answer(request.url, None, error=TIME_UP)
         self.requests += 1

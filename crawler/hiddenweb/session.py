@@ -302,7 +302,7 @@ class FormSearch:
 
     def _follow(self, request: SearchRequest) -> Answer:
         if request.method == "GET":
-            return self.requester.get(request.url)
+            return self.requester.get(request.url, search=True)
         return self.requester.post(request)
 
     def _holds(self, answer: Answer, wanted: set[str]) -> bool:
@@ -391,7 +391,7 @@ class FormSearch:
         self.outcome.second_level_kept = len(kept)
         self.outcome.second_level_deduped = len(deduped)
         for url in deduped[: self.settings.second_level]:
-            answer = self.requester.get(url)
+            answer = self.requester.get(url, search=True)
             if answer.error == TIME_UP:
                 break
             self.outcome.second_level_fetched += 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import Counter
 from datetime import timedelta
 from urllib.parse import parse_qsl
 
@@ -11,6 +12,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from crawler import topic as topic_module
+from crawler.canonical import canonicalize
 from crawler.conf import deepweb_settings
 from crawler.hiddenweb.runner import search_now
 from crawler.models import Page, Site
@@ -338,3 +340,19 @@ def test_a_run_searches_its_own_keywords_even_when_another_run_rewrites_the_user
         assert "vaccine" in searched
         assert not searched & {"marathon", "tennis"}
         assert {s.keyword for f in report.forms for s in f.searches} == {"vaccine"}
+
+
+def test_a_search_the_pass_sent_is_not_sent_again_by_xcrawl_in_the_same_run(provider):
+    with DeepWebSite(build_stories(40)) as web:
+        site = make_site(web, strategy=Site.Strategy.XCRAWL)
+        provider(lambda s: topic_of(["election"]))
+        crawl(site, render_shells="off")
+        sent = [
+            canonicalize(web.url(f"{r.path}?{r.query}"))
+            for r in web.requests
+            if r.method == "GET" and r.path == "/search" and r.query
+        ]
+    # The pass searched the keyword; xCrawl's site search generates it too (its first
+    # query is the topic's word) and leaves it: every search went out once.
+    assert any("q=election" in url for url in sent), sent
+    assert [url for url, times in Counter(sent).items() if times > 1] == []

@@ -68,9 +68,10 @@ class SearchingSite:
             self.search.observe_result(observation.url, verdict.accepted)
 
     def _admit(self, url: str) -> str | None:
-        """Store a URL the strategy made up (a search page) in the frontier; None if refused."""
+        """Store a URL the strategy made up (a search page) in the frontier; None if refused
+        or fetched in this run already (the hidden-web pass sends the users' keywords)."""
         canonical = self.frontier.canonical(url)
-        if canonical in self.graph.index and canonical in self.frontier.taken:
+        if canonical in self.frontier.taken:
             return None
         ids = self.frontier.add([canonical], depth=1)
         if canonical not in ids:

@@ -172,8 +172,6 @@ def search_site(
     )
     try:
         report = runner.search(pages)
-        # Searches sent by GET were fetched: the crawl does not ask them again this run.
-        frontier.take(frontier.canonical(url) for url in requester.searched)
         frontier.searches_quiet |= runner.revisited and not runner.searched_anew
         fetched = Page.objects.filter(site=site, last_fetched_at__isnull=False)
         known = set(fetched.filter(url__in=list(runner.results)).values_list("url", flat=True))
@@ -313,6 +311,8 @@ class _FormWork:
                     self.done.add(key)
                     self._form(form, context, depth)
         self.report.result_urls = list(self.results)
+        # Searches sent by GET were fetched: the crawl does not ask them again this run.
+        self.frontier.take(self.frontier.canonical(url) for url in self.requester.searched)
         return self.report
 
     def _read(

@@ -225,13 +225,12 @@ class HarvestingHubs:
 
     def _queue_subtree(self, download: Download, page: int, links, subtrees: list[str]) -> None:
         """Queue the unfetched items of `subtrees` on `page`, then the page's list pages."""
+        if download.in_order:
+            self._queue_opening(download, page, links)  # a seed's own list (opening.py)
+            return
         key, number = pager_key(self.graph.urls[page])
         targets = links_in_subtrees(links, subtrees)
-        if download.in_order:
-            # A seed list's pages past its opening: their items are valued one by one.
-            opened = self._opening_page(download, page)
-            targets = self._listed_items(download, links) if opened else []
-        elif not targets and page != download.hub:
+        if not targets and page != download.hub:
             # Another template on a later page of the list: its own subtree of authorities
             # outside its menus and sidebars (which list posts fetched long ago), else its
             # links shaped as the list's items (a short last page laid out apart).
@@ -249,24 +248,12 @@ class HarvestingHubs:
             # list per round (a pager links the next and the last).
             ahead = self._numbered_pages(key, number)
             pagers += [target for target in ahead if target not in in_list]
-        elif download.in_order:
-            # The next page of the opening; later pages are valued like any list page's.
-            ahead = self._numbered_pages(key, number)[:1]
-            pagers = [target for target in ahead if self._opening_page(download, target)]
-        opening = self._opening_page(download, page)
-        if download.in_order:
-            # The next page before this one's items: its items are known a round sooner.
-            self._queue_pages(download, pagers, subtrees)
-            pagers = []
         for target in targets:
             if target in in_list or not self._is_item(download, target):
                 continue  # the list's own pages, and the other lists its items name
             if target not in download.items and self._open(target):
                 download.items.add(target)
-                self._enqueue(download, target, opening=opening, blind=page == download.hub)
-        self._queue_pages(download, pagers, subtrees)
-
-    def _queue_pages(self, download: Download, pagers: list[int], subtrees: list[str]) -> None:
+                self._enqueue(download, target)
         for target in pagers:
             if target in download.pages:
                 continue
@@ -275,8 +262,7 @@ class HarvestingHubs:
                 self._queue_subtree(download, target, self.links.get(target, []), subtrees)
             elif self._open(target):
                 download.pages.add(target)
-                opening = self._opening_page(download, target)
-                self._enqueue(download, target, opening=opening, blind=opening)
+                self._enqueue(download, target)
 
     def _item_shapes(self, targets: list[int]) -> frozenset[str]:
         """Return the URL shapes of a list's items: those of the articles and authorities it

@@ -49,7 +49,31 @@ class OpeningLists:
         listed = self._listed_items(download, stored)
         download.titled = self._titled_share(listed)
         self._judge_known(download, listed)
-        self._queue_subtree(download, seed, stored, subtrees)
+        self._queue_opening(download, seed, stored)
+
+    def _queue_opening(self, download: Download, page: int, links) -> None:
+        """Queue a page of a seed's own list: within its opening, the next page (before this
+        one's items, so its items are known a round sooner), then this page's items; past
+        it, nothing (the items of later pages are valued one by one)."""
+        download.pages.add(page)
+        if not self._opening_page(page):
+            return
+        key, number = pager_key(self.graph.urls[page])
+        for target in self._numbered_pages(key, number)[:1]:
+            if target in download.pages or not self._opening_page(target):
+                continue
+            if self.graph.is_visited(target):
+                # Read before its list was opened: its items now.
+                self._queue_opening(download, target, self.links.get(target, []))
+            elif self._open(target):
+                download.pages.add(target)
+                self._enqueue(download, target, opening=True, blind=True)
+        for target in self._listed_items(download, links):
+            if pager_key(self.graph.urls[target])[0] == key:
+                continue  # the list's own pages
+            if target not in download.items and self._open(target):
+                download.items.add(target)
+                self._enqueue(download, target, opening=True, blind=page == download.hub)
 
     def _list_areas(self, links, shape: str, key: str) -> list[str]:
         """Return where a list page's items are: the areas outside menus holding links of
@@ -61,11 +85,11 @@ class OpeningLists:
             for target, area, kind in links
             if area and kind != "navigation" and url_shape(urls[target]) == shape
         }
-        pagers = [
-            area
-            for target, area, _ in links
-            if area and pager_key(urls[target])[0] == key and pager_key(urls[target])[1] > 1
-        ]
+        pagers = []  # the areas of its links to its own later pages
+        for target, area, _ in links:
+            list_key, number = pager_key(urls[target])
+            if area and list_key == key and number > 1:
+                pagers.append(area)
         if areas and pagers:
             near = {a: max(_steps(common_path([a, p])) for p in pagers) for a in areas}
             areas = {area for area in areas if near[area] == max(near.values())}
@@ -97,11 +121,9 @@ class OpeningLists:
             self.config.download_probe
         )
 
-    def _opening_page(self, download: Download, page: int) -> bool:
-        """Tell whether `page` is one of the pages its list's opening reads first."""
-        return download.in_order and pager_key(self.graph.urls[page])[1] <= (
-            self.config.opening_pages
-        )
+    def _opening_page(self, page: int) -> bool:
+        """Tell whether `page` of a seed's own list is one its opening reads first."""
+        return pager_key(self.graph.urls[page])[1] <= self.config.opening_pages
 
 
 def _item_shape(links, key: str) -> str | None:

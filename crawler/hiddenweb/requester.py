@@ -76,14 +76,19 @@ class Requester:
         """Tell whether the pass has used its time."""
         return self.deadline is not None and self.clock() > self.deadline
 
-    def get(self, url: str, *, search: bool = False) -> Answer:
-        """Fetch a page with GET; `search`: a search's results, remembered in `searched`."""
+    def get(self, url: str, *, search: bool = False, keep_as: str = "") -> Answer:
+        """Fetch a page with GET; `search`: a search's results, remembered in `searched`;
+        `keep_as`: the URL under which the run's own fetch takes this answer (a seed read for
+        its forms is then asked once in the run)."""
         if self.expired():
             return Answer(url, None, error=TIME_UP)
         self.requests += 1
         if search:
             self.searched.append(url)
-        return answer_of(self.call(self.backend.fetch(url)))
+        fetched = self.call(self.backend.fetch(url))
+        if keep_as:
+            self.backend.keep(keep_as, fetched)
+        return answer_of(fetched)
 
     def send(self, form: Form, request: SearchRequest) -> Answer:
         """Submit a filled form: by HTTP, or in Chromium for a POST on a site that needs one."""

@@ -25,15 +25,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-import re
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from urllib.parse import urlsplit
 
 from django.utils import timezone
 
+from crawler.canonical import BadURL
 from crawler.conf import DeepWebSettings, crawler_settings, deepweb_settings
 from crawler.fetch.result import FetchResult
 from crawler.hiddenweb import schedule
@@ -41,7 +40,7 @@ from crawler.hiddenweb.assignments import Plan, best_assignments, plan_form, tem
 from crawler.hiddenweb.lvs import with_keywords
 from crawler.hiddenweb.requester import Call, Requester
 from crawler.hiddenweb.responses import boilerplate
-from crawler.hiddenweb.secondlevel import PageLink, page_links
+from crawler.hiddenweb.secondlevel import page_links, search_pages
 from crawler.hiddenweb.session import FormContext, FormOutcome, FormSearch
 from crawler.hiddenweb.store import (
     learn_domains,
@@ -69,11 +68,8 @@ Handle = Callable[[Page, FetchResult], object]
 CANDIDATES_PER_SUBMISSION = 10
 # Pages linked as searches whose forms are read too (an archive, its advanced search), per
 # page and in all.
-SEARCH_PAGES_PER_PAGE = 3
 SEARCH_PAGES = 6
 STATE = "hidden-web"  # the passes' key in `RunContext.state` (a `FormMemory`)
-_SEARCH_LINK = re.compile(r"\b(advanced|search|archive|find)\b", re.I)
-_SEARCH_SEGMENT = re.compile(r"^(advanced[_-]?)?(search|archives?|find)([_-]?advanced)?$")
 
 
 @dataclass
@@ -296,7 +292,7 @@ class _FormWork:
             html, url, forms = page
             links = page_links(html, url)
             if given is None and len(read) + len(pages) < len(seeds) + SEARCH_PAGES:
-                pages += _search_pages(links, self.hosts, read | set(pages))
+                pages += search_pages(links, self.hosts, read | set(pages))
             self.endpoints.update(f.action for f in forms if refusal(f) is None)
             context = FormContext(
                 boilerplate=boilerplate(html, url),
@@ -322,7 +318,7 @@ class _FormWork:
         if given is not None and url in given:
             html = given[url]
         else:
-            answer = self.requester.get(url)
+            answer = self.requester.get(url, keep_as=self._canonical(url))
             if not answer.ok:
                 logger.info("Hidden web: %s could not be read (%s)", url, answer.error)
                 return None
@@ -422,29 +418,16 @@ class _FormWork:
             return None
         return plan
 
+    def _canonical(self, url: str) -> str:
+        try:
+            return self.frontier.canonical(url)
+        except BadURL:
+            return ""
+
     def _depth(self, url: str) -> int:
         canonical = self.frontier.canonical(url)
         found = Page.objects.filter(site=self.site, url=canonical).values_list("depth", flat=True)
         return next(iter(found), 0)
-
-
-def _search_pages(links: list[PageLink], hosts: frozenset[str], read: set[str]) -> list[str]:
-    """Return the pages a page links to as searches ("Advanced search", /search/archive).
-
-    Links carrying a query are result pages, not search pages; at most SEARCH_PAGES_PER_PAGE.
-    """
-    found: dict[str, None] = {}
-    for link in links:
-        parts = urlsplit(link.url)
-        if parts.query or (parts.hostname or "").lower() not in hosts or link.url in read:
-            continue
-        short = len(link.text.split()) <= 4  # a menu item, not a headline
-        segments = [segment for segment in parts.path.lower().split("/") if segment]
-        if (short and _SEARCH_LINK.search(link.text)) or any(
-            _SEARCH_SEGMENT.match(segment) for segment in segments
-        ):
-            found[link.url] = None
-    return list(found)[:SEARCH_PAGES_PER_PAGE]
 
 
 def _keyword_name(plan: Plan) -> str:

@@ -14,6 +14,9 @@ Here a result page's links fall in three groups:
 3. second-level URLs: every other link (search URLs with other sorts, facets, related
    queries, tracking arguments, and the site's menus), filtered by the keyword-query
    argument, then deduplicated (`crawler.hiddenweb.segments`).
+
+On a seed page, `search_pages` names the links that lead to searches (the pass reads their
+forms too).
 """
 
 from __future__ import annotations
@@ -25,6 +28,9 @@ from urllib.parse import parse_qsl, urljoin, urlsplit, urlunsplit
 from crawler.sitesearch.analysis import FormParseError, parse_html
 from crawler.sitesearch.labels import text_of
 
+SEARCH_PAGES_PER_PAGE = 3
+_SEARCH_LINK = re.compile(r"\b(advanced|search|archive|find)\b", re.I)
+_SEARCH_SEGMENT = re.compile(r"^(advanced[_-]?)?(search|archives?|find)([_-]?advanced)?$")
 _NEXT = re.compile(
     r"^(\d{1,4}|next( page)?|((load|show) )?more( results| articles| stories)?|"
     r"older( (posts|articles))?|[›»>→]+|next ?[›»>→]+)$",
@@ -139,3 +145,22 @@ def is_next_label(text: str) -> bool:
 def keyword_urls(urls: list[str], query_arg: str) -> list[str]:
     """Return the second-level URLs that carry the keyword-query argument."""
     return [url for url in urls if carries_argument(url, query_arg)]
+
+
+def search_pages(links: list[PageLink], hosts: frozenset[str], read: set[str]) -> list[str]:
+    """Return the pages a page links to as searches ("Advanced search", /search/archive).
+
+    Links carrying a query are result pages, not search pages; at most SEARCH_PAGES_PER_PAGE.
+    """
+    found: dict[str, None] = {}
+    for link in links:
+        parts = urlsplit(link.url)
+        if parts.query or (parts.hostname or "").lower() not in hosts or link.url in read:
+            continue
+        short = len(link.text.split()) <= 4  # a menu item, not a headline
+        segments = [segment for segment in parts.path.lower().split("/") if segment]
+        if (short and _SEARCH_LINK.search(link.text)) or any(
+            _SEARCH_SEGMENT.match(segment) for segment in segments
+        ):
+            found[link.url] = None
+    return list(found)[:SEARCH_PAGES_PER_PAGE]

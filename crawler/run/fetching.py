@@ -34,9 +34,22 @@ class FetchBackend:
         # This run's per-page render decisions; the crawl adds the shapes the site's earlier
         # runs learnt to need the browser (`RenderMemory.shapes`).
         self.renders = RenderMemory()
+        # Pages read before the crawl asked for them (the hidden-web pass reads the seeds for
+        # their forms), by URL: the run's own fetch of one takes that answer, once.
+        self._kept: dict[str, FetchResult] = {}
+
+    def keep(self, url: str, fetched: FetchResult) -> None:
+        """Keep a page read outside the crawl for the run's own fetch of `url` (a failure is
+        not kept: the crawl asks again)."""
+        if fetched.succeeded:
+            self._kept[url] = fetched
 
     async def fetch(self, url: str, *, etag: str = "", last_modified: str = "") -> FetchResult:
-        """Fetch `url` with a conditional GET when validators are known."""
+        """Fetch `url` with a conditional GET when validators are known, or take the answer
+        kept for it (`keep`) without asking the site again."""
+        kept = self._kept.pop(url, None)
+        if kept is not None:
+            return kept
         return await self.fetcher.fetch(
             url, self.rules, etag=etag or None, last_modified=last_modified or None
         )

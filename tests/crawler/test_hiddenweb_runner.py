@@ -10,6 +10,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.utils import timezone
 
 from crawler import topic as topic_module
 from crawler.canonical import canonicalize
@@ -356,3 +357,19 @@ def test_a_search_the_pass_sent_is_not_sent_again_by_xcrawl_in_the_same_run(prov
     # query is the topic's word) and leaves it: every search went out once.
     assert any("q=election" in url for url in sent), sent
     assert [url for url, times in Counter(sent).items() if times > 1] == []
+
+
+@pytest.mark.parametrize("strategy", [Site.Strategy.BFS, Site.Strategy.XCRAWL])
+def test_the_pages_the_pass_reads_for_their_forms_are_asked_once_a_run(provider, strategy):
+    with DeepWebSite(build_stories(40)) as web:
+        site = make_site(web, strategy=strategy)
+        provider(lambda s: topic_of(["election"]))
+        crawl(site, render_shells="off")
+        first = Counter(f"{r.path}?{r.query}" for r in web.requests if r.method == "GET")
+        Page.objects.filter(site=site).update(next_visit_at=timezone.now() - timedelta(hours=1))
+        before = len(web.requests)
+        crawl(site, render_shells="off")
+        again = Counter(f"{r.path}?{r.query}" for r in web.requests[before:] if r.method == "GET")
+    # The home page's form is read by the pass, and the run stores the page from that answer.
+    assert first["/?"] == again["/?"] == 1
+    assert [address for address, times in (first | again).items() if times > 1] == []

@@ -1,6 +1,8 @@
 """Serve the real blog's dump on 127.0.0.1, as it is or with its hubs listed only in the sitemap.
 
-`python -m bench.blog_dump PORT [--sitemap-only]` serves `../shared/eval/sites/andreagrandi`.
+`python -m bench.blog_dump PORT [--sitemap-only] [--log FILE]` serves
+`../shared/eval/sites/andreagrandi`; with --log, one line per request ("GET /path 200"): the
+request log a reviewer reads, to see what each fetch bought.
 With --sitemap-only, every link to a category or tag page is taken out of the pages (those
 pages stay served), and the sitemap names the served origin instead of the production
 host: the hubs are reachable only through the sitemap.
@@ -19,7 +21,21 @@ PRODUCTION = "https://www.andreagrandi.it"
 HUB_LINK = re.compile(rb"<a\b[^>]*href=\"/(?:categories|tags)/[^\"]*\"[^>]*>.*?</a>", re.S)
 
 
-class SitemapOnly(SimpleHTTPRequestHandler):
+class Quiet(SimpleHTTPRequestHandler):
+    """Serve the dump as it is; log each request to `log` when one is given."""
+
+    log: Path | None = None
+
+    def log_request(self, code: int | str = "-", size: int | str = "-") -> None:
+        if self.log is not None:
+            with self.log.open("a") as out:
+                out.write(f"{self.command} {self.path} {getattr(code, 'value', code)}\n")
+
+    def log_message(self, format: str, *args: object) -> None:
+        return None
+
+
+class SitemapOnly(Quiet):
     """Serve the dump with category and tag links removed from its pages."""
 
     def send_head(self):  # type: ignore[no-untyped-def]
@@ -43,9 +59,6 @@ class SitemapOnly(SimpleHTTPRequestHandler):
         self.end_headers()
         return _Body(body)
 
-    def log_message(self, format: str, *args: object) -> None:
-        return None
-
 
 class _Body:
     """The rewritten body, read like the file `send_head` usually returns."""
@@ -61,17 +74,14 @@ class _Body:
         return None
 
 
-class Quiet(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        return None
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("port", type=int)
     parser.add_argument("--sitemap-only", action="store_true")
+    parser.add_argument("--log", type=Path, help="append one line per request to this file")
     options = parser.parse_args()
     handler = SitemapOnly if options.sitemap_only else Quiet
+    handler.log = options.log
     server = ThreadingHTTPServer(("127.0.0.1", options.port), partial(handler, directory=str(BLOG)))
     server.serve_forever()
 

@@ -146,12 +146,14 @@ def recall(result: Result, targets: set[str], n: int) -> float:
 class BlogServer:
     """The blog's dump served by `bench.blog_dump` in another process."""
 
-    def __init__(self, *, sitemap_only: bool = False) -> None:
+    def __init__(self, *, sitemap_only: bool = False, log: Path | None = None) -> None:
         self.sitemap_only = sitemap_only
+        self.log = log  # the server's request log, one line per request
 
     def __enter__(self) -> str:
         port = free_port()
         extra = ["--sitemap-only"] if self.sitemap_only else []
+        extra += ["--log", str(self.log)] if self.log else []
         self.process = subprocess.Popen(
             [sys.executable, "-m", "bench.blog_dump", str(port), *extra],
             cwd=ROOT,

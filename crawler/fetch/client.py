@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -89,8 +89,10 @@ class Fetcher:
         *,
         etag: str | None = None,
         last_modified: str | None = None,
+        known: Callable[[str], bool] | None = None,
     ) -> FetchResult:
-        """Fetch `url` (GET, conditional when `etag`/`last_modified` are given)."""
+        """Fetch `url` (GET, conditional when `etag`/`last_modified` are given); a redirect
+        to a URL `known` says the caller has already is not followed (`known_target`)."""
         headers: dict[str, str] = {}
         if etag:
             headers["If-None-Match"] = etag
@@ -102,6 +104,7 @@ class Fetcher:
             headers,
             cap=self.policy.max_body_bytes,
             for_robots=False,
+            known=known,
         )
 
     async def post(
@@ -161,6 +164,7 @@ class Fetcher:
         for_robots: bool,
         method: str = "GET",
         body: bytes | None = None,
+        known: Callable[[str], bool] | None = None,
     ) -> FetchResult:
         """Fetch `url`, checking every redirect hop as if it were a new URL."""
         # Rules with no site origins exempt this URL's origin only, never a redirect target.
@@ -183,6 +187,9 @@ class Fetcher:
                 return _located(result, current, redirects, original=url)
             target = redirect_target(result, current)
             if target is None:
+                return _located(result, current, redirects, original=url)
+            if known is not None and target not in redirects and known(target):
+                result.known_target = target
                 return _located(result, current, redirects, original=url)
             redirects.append(current)
             current = target

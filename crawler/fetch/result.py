@@ -40,6 +40,8 @@ class FetchResult:
     last_modified: str = ""
     headers: dict[str, str] = field(default_factory=dict)  # final response, lower-case names
     redirects: list[str] = field(default_factory=list)  # every URL before final_url
+    # A redirect not followed: its target, which the caller has fetched already (`known`).
+    known_target: str = ""
     error: FetchError | None = None
     elapsed: float = 0.0  # seconds on the network (politeness waits not included)
     rendered: bool = False  # the body is the DOM after scripts ran in Chromium

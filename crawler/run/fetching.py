@@ -6,6 +6,8 @@ Everything here runs on the crawl's event loop; nothing touches the database.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from crawler.fetch import (
     Fetcher,
     FetchResult,
@@ -44,14 +46,22 @@ class FetchBackend:
         if fetched.succeeded:
             self._kept[url] = fetched
 
-    async def fetch(self, url: str, *, etag: str = "", last_modified: str = "") -> FetchResult:
+    async def fetch(
+        self,
+        url: str,
+        *,
+        etag: str = "",
+        last_modified: str = "",
+        known: Callable[[str], bool] | None = None,
+    ) -> FetchResult:
         """Fetch `url` with a conditional GET when validators are known, or take the answer
-        kept for it (`keep`) without asking the site again."""
+        kept for it (`keep`) without asking the site again; a redirect to a URL `known`
+        says the run has fetched is not followed (`FetchResult.known_target`)."""
         kept = self._kept.pop(url, None)
         if kept is not None:
             return kept
         return await self.fetcher.fetch(
-            url, self.rules, etag=etag or None, last_modified=last_modified or None
+            url, self.rules, etag=etag or None, last_modified=last_modified or None, known=known
         )
 
     async def render(self, url: str, *, served: FetchResult | None = None) -> FetchResult:

@@ -16,10 +16,9 @@ one of the worker's analysing processes (`crawler.extract.page.analyse_ahead`).
 4. Stop on the page budget, the strategy's stop reason, the run time cap, a host asking
    us to keep away longer than a fetch waits (429/503 Retry-After: "backoff", and the site's
    next crawl moves past the wait), or an empty frontier ("exhausted"); close the run with
-   that reason. A strategy that offers nothing while nothing is in flight (xCrawl with no
-   evidence left to rank by) does not end the run while admissible pages are known: the
-   frontier's breadth-first order takes over (`explored` on the run's record), so
-   "exhausted" means that no page of the site within depth is left to fetch.
+   that reason. A strategy offering nothing while nothing is in flight (xCrawl, no evidence
+   left) does not end the run while admissible pages are known: the frontier's breadth-first
+   order takes over (`explored` on the run's record); "exhausted": no page is left in depth.
 """
 
 from __future__ import annotations
@@ -55,7 +54,7 @@ from crawler.run.fetching import FetchBackend, open_backend
 from crawler.run.frontier import Frontier
 from crawler.run.passes import RunContext, page_passes, run_passes
 from crawler.run.teasers import Teasers
-from crawler.store.held import HeldBatch
+from crawler.store import held
 from crawler.store.pages import error_text
 from crawler.strategies import PageObservation, Strategy, get_strategy
 from crawler.topic import get_topic, keyword_matcher
@@ -213,7 +212,7 @@ class RunLoop:
         """Crawl until a stop condition and return the stop reason."""
         self.frontier.seed()
         # The pages stored go to the batch handlers a heartbeat's worth at a time.
-        with hooks.gathering(), step.commits_relaxed(), _prompt_threads(), LoopThread() as loop:
+        with hooks.gathering(), held.commits_relaxed(), _prompt_threads(), LoopThread() as loop:
             fetcher = backend or loop.call(open_backend(self.site))
             fetcher.renders.shapes |= self.frontier.lessons.rendered
             try:
@@ -261,7 +260,7 @@ class RunLoop:
             # meanwhile, and the batch costs one commit.
             # Waited for outside the transaction, which holds its locks only while it writes.
             done = [(in_flight.pop(oldest), oldest.result()) for oldest in list(in_flight)[:batch]]
-            with step.stored_together(relaxed=True) as stored:
+            with held.stored_together(relaxed=True) as stored:
                 for page, (fetched, ahead) in done:
                     self._handle(page, fetched, ahead, stored)
             self._beat()
@@ -281,6 +280,7 @@ class RunLoop:
             last_modified=page.last_modified,
             needs_browser=self.site.needs_browser,
             render_shells=self.render_shells,
+            known=step.fetched_already(self.frontier),
         )
         if page.last_fetched_at is not None:
             return fetched, None
@@ -378,7 +378,7 @@ class RunLoop:
         page: Page,
         fetched: FetchResult,
         ahead: Ahead | None = None,
-        batch: HeldBatch | None = None,
+        batch: held.HeldBatch | None = None,
     ) -> None:
         outcome = step.process(
             self.frontier,

@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
 from analyzer.kind import Averages
@@ -68,9 +67,11 @@ async def fetch_page(
     last_modified: str,
     needs_browser: bool,
     render_shells: str,
+    known: Callable[[str], bool] | None = None,
 ) -> FetchResult:
-    """Fetch a URL conditionally, rendering it in the browser when the site or page needs it."""
-    fetched = await backend.fetch(url, etag=etag, last_modified=last_modified)
+    """Fetch a URL conditionally, rendering it in the browser when the site or page needs it
+    (a redirect to a URL `known` to be fetched already is not followed)."""
+    fetched = await backend.fetch(url, etag=etag, last_modified=last_modified, known=known)
     if not fetched.succeeded or not is_html(fetched):
         return fetched
     inline = render_shells == "inline"
@@ -95,6 +96,18 @@ async def fetch_page(
     return fetched
 
 
+def fetched_already(frontier: Frontier) -> Callable[[str], bool]:
+    """Return a test of whether a URL, spelt canonically, was handed out in this run (a
+    redirect to one is not followed); asked on the fetching thread, it only reads."""
+
+    def known(url: str) -> bool:
+        with suppress(BadURL):
+            return frontier.canonical(url) in frontier.taken
+        return False
+
+    return known
+
+
 def process(
     frontier: Frontier,
     run: CrawlRun | None,
@@ -117,52 +130,8 @@ def process(
     """
     if batch is not None:
         return _process(frontier, run, page, fetched, render_shells, ahead, batch, averages)
-    with stored_together() as alone:
+    with held.stored_together() as alone:
         return _process(frontier, run, page, fetched, render_shells, ahead, alone, averages)
-
-
-@contextmanager
-def stored_together(*, relaxed: bool = False) -> Iterator[HeldBatch]:
-    """Store the pages processed with the batch it yields in one transaction.
-
-    A page processed in the batch opens no savepoint of its own (each costs round trips to
-    the database): whatever fails rolls the whole transaction back, which keeps every page
-    whole or absent. The pages' own rows are written together at the end (`HeldBatch`).
-    `relaxed`: the connection's commits already skip waiting for the disk
-    (`commits_relaxed`); else this transaction's do.
-    """
-    with transaction.atomic(), held.writes_held() as batch:
-        if connection.vendor == "postgresql" and not relaxed:
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL synchronous_commit TO OFF")  # see `commits_relaxed`
-        yield batch
-
-
-@contextmanager
-def commits_relaxed() -> Iterator[None]:
-    """Let the commits of this connection not wait for the disk while the block runs.
-
-    A killed worker loses nothing by it, and a database crash loses at most the last
-    moments of pages, which the frontier (written in the same transactions) fetches again.
-    Consistency is unaffected. A crawl run sets it once for its connection (one round trip
-    per batch less, `stored_together(relaxed=True)`); `stored_together` alone sets it per
-    transaction.
-    """
-    if connection.vendor != "postgresql":
-        yield
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SET synchronous_commit TO OFF")
-    try:
-        yield
-    finally:
-        try:
-            with connection.cursor() as cursor:
-                cursor.execute("RESET synchronous_commit")
-        except DatabaseError:
-            # An aborted transaction refuses it; its rollback, or closing the broken
-            # connection, ends the setting anyway.
-            logger.info("Could not reset synchronous_commit after a crawl run.")
 
 
 def _process(
@@ -180,7 +149,8 @@ def _process(
     1. Not asked because the host asked us to wait: nothing is charged.
     2. Not allowed (robots.txt, address, URL): skipped for long.
     3. Any other error, or no usable answer: a failure, retried later.
-    4. An answer: stored under the page it belongs to (the redirect target, if any).
+    4. A redirect to a page this run has fetched (not followed): recorded as a redirect.
+    5. An answer: stored under the page it belongs to (the redirect target, if any).
     """
     now = timezone.now()
     match result.error:
@@ -194,6 +164,10 @@ def _process(
             return Processed(_observation(page, result, error=error), {counter: 1})
         case FetchError() as error:
             return _failed(page, result, error, now=now)
+        case None if result.known_target:  # the page this run fetched under that address
+            fetched = frontier.canonical(result.known_target)
+            storage.record_redirect(page, fetched, now=now)
+            return Processed(_observation(page, result, alias_of=fetched), {"fetched": 1})
         case None if not (result.succeeded or result.not_modified):
             return _failed(
                 page, result, FetchError(ErrorKind.HTTP, f"HTTP {result.status}"), now=now

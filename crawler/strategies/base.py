@@ -84,6 +84,8 @@ class PageObservation:
     # The URL handed out when the content came under another address (a redirect, or a
     # script that gave the page a new address while it was rendered); None otherwise.
     requested: str | None = None
+    # A redirect not followed: the URL it led to, which the run had fetched already.
+    alias_of: str | None = None
 
     def pager_links(self) -> frozenset[str]:
         """Return the links to other pages of this page's paginated list."""

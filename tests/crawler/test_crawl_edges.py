@@ -8,9 +8,11 @@ import pytest
 from django.core.cache import cache
 from django.utils import timezone
 
+from analyzer.text import stems
 from crawler.models import CrawlRun, Page, PageVersion
 from crawler.run.loop import crawl
 from crawler.strategies import PageObservation, Strategy, register
+from crawler.topic import Topic, register_topic_provider
 from tests.crawler.servers import Response, SiteServer, gzip_bomb
 from tests.crawler.sites import article, hub, make_site, news_site
 
@@ -68,6 +70,27 @@ def test_a_redirect_stores_the_content_under_its_target(server):
         r for r in server.requests if r.path == "/new" and r.headers["host"].startswith("127.")
     ]
     assert len(via_site) == 1  # not fetched again as a page of its own
+
+
+@pytest.mark.parametrize("strategy", ["bfs", "xcrawl"])
+def test_a_redirect_to_a_page_the_run_fetched_is_not_followed(server, strategy):
+    words = "The solar panel on the roof feeds the solar battery."
+    server.html("/", hub("Solar news", [("/solar/", "Solar roofs"), ("/more/", "More solar")]))
+    server.html("/solar/", article("Solar roofs", words))
+    # A second article links the first without its slash; the site redirects it.
+    server.html("/more/", article("More solar", words, [("/solar", "Solar roofs")]))
+    server.redirect("/solar", "/solar/", status=301)
+    register_topic_provider(lambda site: Topic(terms={s: 1.0 for s in stems(["solar"])}))
+    try:
+        run = crawl(make_site(server), strategy=strategy, render_shells="off")
+    finally:
+        register_topic_provider(None)
+    assert server.paths().count("/solar/") == 1  # the redirect's target is not asked again
+    assert server.paths().count("/solar") == 1
+    alias = Page.objects.get(url=server.url("/solar"))
+    assert alias.status == 301 and alias.error == "" and not alias.versions.exists()
+    assert Page.objects.get(url=server.url("/solar/")).versions.count() == 1
+    assert run.errors == 0 and run.fetched == 5  # with /sitemap.xml (404)
 
 
 def test_a_failing_page_is_retried_later_and_later(server):

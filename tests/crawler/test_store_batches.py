@@ -10,7 +10,8 @@ import time_machine
 from crawler.fetch.result import FetchResult
 from crawler.models import Link, Page, PageVersion, Site
 from crawler.run.frontier import Frontier
-from crawler.run.step import process, stored_together
+from crawler.run.step import process
+from crawler.store.held import stored_together
 
 pytestmark = pytest.mark.django_db
 
@@ -96,7 +97,7 @@ def test_a_linked_page_another_process_stored_meanwhile_keeps_its_own_id(frontie
 def test_a_crawl_run_relaxes_commits_for_its_connection_only_while_it_runs(db):
     from django.db import connection
 
-    from crawler.run.step import commits_relaxed
+    from crawler.store.held import commits_relaxed
 
     def setting() -> str | None:
         if connection.vendor != "postgresql":

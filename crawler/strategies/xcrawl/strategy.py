@@ -224,11 +224,8 @@ class XCrawl(
         return [self.graph.urls[node] for node in picked]
 
     def observe(self, observation: PageObservation) -> None:
-        if not self.focused:
+        if not self.focused or not self._arrived(observation):
             return
-        if observation.requested is not None:
-            # Handed out under this address: no longer pending, never to hand out again.
-            self._come_back(self.graph.node(observation.requested))
         node = self.graph.node(observation.url)
         self._come_back(node)
         reading = observation.read_ahead if isinstance(observation.read_ahead, Reading) else None
@@ -281,6 +278,24 @@ class XCrawl(
         self._search_observed(observation, verdict, node)
         if not self.walking and self.walk.wants_restart():
             self._restart()
+
+    def _arrived(self, observation: PageObservation) -> bool:
+        """Note the address handed out as done; tell whether a page came with it.
+
+        A redirect to a page fetched already brings none: a download that handed the
+        address out counts the target's verdict for it.
+        """
+        if observation.requested is not None:
+            # Handed out under this address: no longer pending, never to hand out again.
+            self._come_back(self.graph.node(observation.requested))
+        if observation.alias_of is None:
+            return True
+        node = self.graph.node(observation.url)
+        self._come_back(node)
+        self.priorities.candidates.pop(node, None)
+        known = self.graph.index.get(observation.alias_of)
+        self._download_observed(node, known is not None and self.graph.is_accepted(known))
+        return False
 
     def _come_back(self, node: int) -> None:
         """Note that a page handed out came back: not pending, never handed out again."""

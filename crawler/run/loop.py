@@ -280,7 +280,7 @@ class RunLoop:
             last_modified=page.last_modified,
             needs_browser=self.site.needs_browser,
             render_shells=self.render_shells,
-            known=step.fetched_already(self.frontier),
+            known=step.fetched_already(self.frontier, page.url),
         )
         if page.last_fetched_at is not None:
             return fetched, None

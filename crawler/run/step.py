@@ -96,13 +96,15 @@ async def fetch_page(
     return fetched
 
 
-def fetched_already(frontier: Frontier) -> Callable[[str], bool]:
-    """Return a test of whether a URL, spelt canonically, was handed out in this run (a
-    redirect to one is not followed); asked on the fetching thread, it only reads."""
+def fetched_already(frontier: Frontier, own: str) -> Callable[[str], bool]:
+    """Return a test of whether a URL, spelt canonically, is another page than `own` that was
+    handed out in this run (a redirect to one is not followed; one to the page's own address,
+    a tracking parameter or a cookie added, is); asked on the fetching thread, it only reads."""
 
     def known(url: str) -> bool:
         with suppress(BadURL):
-            return frontier.canonical(url) in frontier.taken
+            canonical = frontier.canonical(url)
+            return canonical != own and canonical in frontier.taken
         return False
 
     return known
@@ -125,7 +127,7 @@ def process(
 
     Everything one fetch writes (page state, version, links, new frontier URLs) commits
     together, so a worker killed at any point leaves each page stored whole or not at all:
-    in the `batch` of pages being stored together (`stored_together`), else in a
+    in the `batch` of pages being stored together (`held.stored_together`), else in a
     transaction of its own.
     """
     if batch is not None:

@@ -93,6 +93,24 @@ def test_a_redirect_to_a_page_the_run_fetched_is_not_followed(server, strategy):
     assert run.errors == 0 and run.fetched == 5  # with /sitemap.xml (404)
 
 
+def test_a_redirect_to_its_own_address_with_a_tracking_parameter_is_followed(server):
+    server.html("/", hub("Home", [("/story/", "A story")]))
+    # The site adds a tracking parameter by redirect; the address is the page's own.
+    server.route("/story/", lambda request: request.reply(_tagged(request)))
+    site = make_site(server)
+    crawl(site, render_shells="off")
+    story = Page.objects.get(url=server.url("/story/"))
+    assert story.versions.count() == 1 and story.status == 200
+
+
+def _tagged(request) -> Response:
+    if "utm_source" in request.path:
+        return Response(
+            article("A story", "The story itself."), headers={"Content-Type": "text/html"}
+        )
+    return Response(b"", 302, {"Location": "/story/?utm_source=feed"})
+
+
 def test_a_failing_page_is_retried_later_and_later(server):
     server.route("/", Response("broken", status=500, headers={"Content-Type": "text/html"}))
     site = make_site(server, min_page_revisit=timedelta(minutes=10))
